@@ -1,0 +1,173 @@
+// Command-line flags and their SECONDCRON_* environment twins, validated once at start-up.
+// A bad value stops the process at once with a message naming the flag (never a late surprise).
+
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+
+export interface Config {
+  kubeconfig: string | undefined;
+  namespaces: string[]; // empty = all namespaces
+  leaderElect: boolean;
+  leaderElectionNamespace: string;
+  leaseName: string;
+  leaseDurationMs: number;
+  renewDeadlineMs: number;
+  retryPeriodMs: number;
+  identity: string | undefined; // undefined = derived from the pod name at start-up
+  metricsPort: number;
+  healthPort: number;
+  maxConcurrentCreates: number;
+  qps: number;
+  burst: number;
+  logLevel: LogLevel;
+  shutdownTimeoutMs: number;
+}
+
+export class ConfigError extends Error {}
+
+type Kind = 'string' | 'list' | 'duration' | 'port' | 'positiveInt' | 'positiveNumber' | 'bool' | 'logLevel';
+
+interface FlagSpec {
+  flag: string;
+  kind: Kind;
+  help: string;
+  default?: string;
+}
+
+export const FLAGS: readonly FlagSpec[] = [
+  { flag: 'kubeconfig', kind: 'string', help: 'path to a kubeconfig (default: in-cluster, then $KUBECONFIG, then ~/.kube/config)' },
+  { flag: 'namespaces', kind: 'list', help: 'comma-separated namespaces to watch (default: all)', default: '' },
+  { flag: 'leader-elect', kind: 'bool', help: 'compete for the Lease; false runs as the only scheduler (development)', default: 'true' },
+  { flag: 'leader-election-namespace', kind: 'string', help: 'namespace of the Lease (default: the pod namespace, else "default")' },
+  { flag: 'lease-name', kind: 'string', help: 'name of the Lease', default: 'secondcron-leader' },
+  { flag: 'lease-duration', kind: 'duration', help: 'how long followers wait before taking over an unrenewed Lease', default: '15s' },
+  { flag: 'renew-deadline', kind: 'duration', help: 'the leader stops scheduling if it cannot renew within this', default: '10s' },
+  { flag: 'retry-period', kind: 'duration', help: 'interval between Lease acquire/renew attempts', default: '2s' },
+  { flag: 'identity', kind: 'string', help: 'leader-election identity (default: <pod name>_<random>)' },
+  { flag: 'metrics-port', kind: 'port', help: 'port of /metrics (0 picks a free port)', default: '8080' },
+  { flag: 'health-port', kind: 'port', help: 'port of /healthz and /readyz (0 picks a free port)', default: '8081' },
+  { flag: 'max-concurrent-creates', kind: 'positiveInt', help: 'Job creations in flight at once', default: '16' },
+  { flag: 'qps', kind: 'positiveNumber', help: 'client-side rate limit for Job creation, requests per second', default: '200' },
+  { flag: 'burst', kind: 'positiveInt', help: 'client-side burst for Job creation', default: '400' },
+  { flag: 'log-level', kind: 'logLevel', help: 'debug | info | warn | error', default: 'info' },
+  { flag: 'shutdown-timeout', kind: 'duration', help: 'on SIGTERM, how long to wait for in-flight creates before releasing the Lease', default: '10s' },
+];
+
+export function envName(flag: string): string {
+  return 'SECONDCRON_' + flag.toUpperCase().replace(/-/g, '_');
+}
+
+export function helpText(): string {
+  const lines = ['Usage: node dist/main.js [flags]', '', 'Every flag can also be set with the environment variable shown.', ''];
+  for (const f of FLAGS) {
+    const def = f.default !== undefined && f.default !== '' ? ` (default ${f.default})` : '';
+    lines.push(`  --${f.flag.padEnd(28)} ${f.help}${def}`, `      ${''.padEnd(28)} env ${envName(f.flag)}`);
+  }
+  lines.push('  --help                         print this text');
+  return lines.join('\n');
+}
+
+/** Parses `--flag value` / `--flag=value`; flags win over environment variables, which win over defaults. */
+export function parseConfig(argv: readonly string[], env: Readonly<Record<string, string | undefined>>): Config {
+  const byName = new Map(FLAGS.map((f) => [f.flag, f]));
+  const raw = new Map<string, string>();
+  for (const f of FLAGS) {
+    const fromEnv = env[envName(f.flag)];
+    if (fromEnv !== undefined) raw.set(f.flag, fromEnv);
+  }
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    if (!arg.startsWith('--')) throw new ConfigError(`unexpected argument "${arg}" (flags start with --)`);
+    const eq = arg.indexOf('=');
+    const name = arg.slice(2, eq < 0 ? undefined : eq);
+    const spec = byName.get(name);
+    if (!spec) throw new ConfigError(`unknown flag --${name} (see --help)`);
+    let value: string | undefined;
+    if (eq >= 0) value = arg.slice(eq + 1);
+    else if (spec.kind === 'bool' && (argv[i + 1] === undefined || argv[i + 1]!.startsWith('--'))) value = 'true';
+    else value = argv[++i];
+    if (value === undefined) throw new ConfigError(`flag --${name} needs a value`);
+    raw.set(name, value);
+  }
+  const get = (flag: string): string | undefined => raw.get(flag) ?? byName.get(flag)?.default;
+  const value = <T>(flag: string, parse: (v: string) => T | undefined, expected: string): T => {
+    const v = get(flag) ?? '';
+    const parsed = parse(v.trim());
+    if (parsed === undefined) throw new ConfigError(`invalid value "${v}" for --${flag} (${envName(flag)}): expected ${expected}`);
+    return parsed;
+  };
+  const optionalString = (flag: string): string | undefined => {
+    const v = get(flag)?.trim();
+    return v ? v : undefined;
+  };
+
+  const cfg: Config = {
+    kubeconfig: optionalString('kubeconfig'),
+    namespaces: (get('namespaces') ?? '').split(',').map((s) => s.trim()).filter((s) => s.length > 0),
+    leaderElect: value('leader-elect', parseBool, 'true or false'),
+    leaderElectionNamespace: optionalString('leader-election-namespace') ?? env.POD_NAMESPACE ?? 'default',
+    leaseName: value('lease-name', (v) => (DNS_NAME.test(v) ? v : undefined), 'a DNS subdomain name'),
+    leaseDurationMs: value('lease-duration', parseDurationMs, 'a duration such as 15s or 1500ms'),
+    renewDeadlineMs: value('renew-deadline', parseDurationMs, 'a duration such as 10s or 1500ms'),
+    retryPeriodMs: value('retry-period', parseDurationMs, 'a duration such as 2s or 500ms'),
+    identity: optionalString('identity'),
+    metricsPort: value('metrics-port', parsePort, 'a port number 0-65535'),
+    healthPort: value('health-port', parsePort, 'a port number 0-65535'),
+    maxConcurrentCreates: value('max-concurrent-creates', parsePositiveInt, 'a whole number >= 1'),
+    qps: value('qps', parsePositiveNumber, 'a number > 0'),
+    burst: value('burst', parsePositiveInt, 'a whole number >= 1'),
+    logLevel: value('log-level', (v) => (LOG_LEVELS.includes(v as LogLevel) ? (v as LogLevel) : undefined), 'debug, info, warn or error'),
+    shutdownTimeoutMs: value('shutdown-timeout', parseDurationMs, 'a duration such as 10s'),
+  };
+  for (const ns of cfg.namespaces) {
+    if (!DNS_LABEL.test(ns)) throw new ConfigError(`invalid namespace "${ns}" in --namespaces: expected DNS labels separated by commas`);
+  }
+  if (cfg.metricsPort !== 0 && cfg.metricsPort === cfg.healthPort) {
+    throw new ConfigError(`--metrics-port and --health-port must differ (both ${cfg.metricsPort})`);
+  }
+  // client-go's constraint: followers must wait longer than a leader may keep acting without a renew.
+  if (!(cfg.leaseDurationMs > cfg.renewDeadlineMs)) {
+    throw new ConfigError(`--lease-duration (${cfg.leaseDurationMs} ms) must be greater than --renew-deadline (${cfg.renewDeadlineMs} ms)`);
+  }
+  if (!(cfg.renewDeadlineMs > 1.2 * cfg.retryPeriodMs)) {
+    throw new ConfigError(`--renew-deadline (${cfg.renewDeadlineMs} ms) must be greater than 1.2 x --retry-period (${cfg.retryPeriodMs} ms)`);
+  }
+  return cfg;
+}
+
+const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error'];
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
+const DNS_NAME = /^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/;
+
+function parseBool(v: string): boolean | undefined {
+  if (v === 'true' || v === '1') return true;
+  if (v === 'false' || v === '0') return false;
+  return undefined;
+}
+
+/** "15s", "1500ms", "2m", "1h", or a bare number of seconds. */
+export function parseDurationMs(v: string): number | undefined {
+  const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(v);
+  if (!m) return undefined;
+  const n = Number(m[1]);
+  const unit = m[2] ?? 's';
+  const ms = n * ({ ms: 1, s: 1000, m: 60_000, h: 3_600_000 } as const)[unit as 'ms' | 's' | 'm' | 'h'];
+  return ms > 0 && Number.isFinite(ms) ? ms : undefined;
+}
+
+function parsePort(v: string): number | undefined {
+  if (!/^\d+$/.test(v)) return undefined;
+  const n = Number(v);
+  return n <= 65535 ? n : undefined;
+}
+
+function parsePositiveInt(v: string): number | undefined {
+  if (!/^\d+$/.test(v)) return undefined;
+  const n = Number(v);
+  return n >= 1 && Number.isSafeInteger(n) ? n : undefined;
+}
+
+function parsePositiveNumber(v: string): number | undefined {
+  if (!/^\d+(\.\d+)?$/.test(v)) return undefined;
+  const n = Number(v);
+  return n > 0 ? n : undefined;
+}

@@ -1,0 +1,100 @@
+// Kubernetes Events about SecondCronJobs. Best effort and never on the hot path: a small queue,
+// repeats of the same reason+message within ten minutes bump the count of one Event (as client-go's
+// aggregator does), and when the API is slow Events are dropped rather than delaying Jobs.
+import pLimit from 'p-limit';
+
+import type { WallClock } from '../clock/clock.js';
+import type { Logger } from '../log.js';
+import type { KubeRest } from '../kube/rest.js';
+import type { KubeObject } from '../kube/types.js';
+
+export type EventType = 'Normal' | 'Warning';
+
+export interface EventSink {
+  record(obj: KubeObject, type: EventType, reason: string, message: string): void;
+}
+
+interface Seen {
+  name: string;
+  count: number;
+  firstTimestamp: string;
+  lastMs: number;
+}
+
+const AGGREGATE_WINDOW_MS = 10 * 60_000;
+const MAX_PENDING = 500;
+
+export class EventRecorder implements EventSink {
+  private readonly limit = pLimit(2);
+  private readonly seen = new Map<string, Seen>();
+  private sequence = 0;
+
+  constructor(
+    private readonly rest: KubeRest,
+    private readonly wall: WallClock,
+    private readonly log: Logger,
+    private readonly instance: string,
+  ) {}
+
+  record(obj: KubeObject, type: EventType, reason: string, message: string): void {
+    if (this.limit.pendingCount >= MAX_PENDING) return;
+    void this.limit(() => this.write(obj, type, reason, message)).catch((err: unknown) =>
+      this.log.debug('event not recorded', { reason, err }),
+    );
+  }
+
+  private async write(obj: KubeObject, type: EventType, reason: string, message: string): Promise<void> {
+    const now = this.wall.nowMs();
+    const ns = obj.metadata.namespace ?? 'default';
+    const key = `${obj.metadata.uid}\u0000${type}\u0000${reason}\u0000${message}`;
+    const nowIso = new Date(now).toISOString();
+    const prev = this.seen.get(key);
+    if (prev && now - prev.lastMs < AGGREGATE_WINDOW_MS) {
+      prev.count++;
+      prev.lastMs = now;
+      await this.rest.request({
+        verb: 'patch',
+        path: `/api/v1/namespaces/${ns}/events/${prev.name}`,
+        body: { count: prev.count, lastTimestamp: nowIso },
+        patchType: 'merge',
+        timeoutMs: 5_000,
+      });
+      return;
+    }
+    this.prune(now);
+    const name = `${obj.metadata.name}.${now.toString(16)}${(this.sequence++ % 4096).toString(16).padStart(3, '0')}`;
+    await this.rest.request({
+      verb: 'create',
+      path: `/api/v1/namespaces/${ns}/events`,
+      body: {
+        apiVersion: 'v1',
+        kind: 'Event',
+        metadata: { name, namespace: ns },
+        involvedObject: {
+          apiVersion: obj.apiVersion,
+          kind: obj.kind,
+          name: obj.metadata.name,
+          namespace: ns,
+          uid: obj.metadata.uid,
+          resourceVersion: obj.metadata.resourceVersion,
+        },
+        type,
+        reason,
+        message,
+        count: 1,
+        firstTimestamp: nowIso,
+        lastTimestamp: nowIso,
+        source: { component: 'secondcron' },
+        reportingComponent: 'secondcron.io/operator',
+        reportingInstance: this.instance,
+      },
+      timeoutMs: 5_000,
+    });
+    this.seen.set(key, { name, count: 1, firstTimestamp: nowIso, lastMs: now });
+  }
+
+  private prune(now: number): void {
+    if (this.seen.size < 10_000) return;
+    for (const [k, v] of this.seen) if (now - v.lastMs >= AGGREGATE_WINDOW_MS) this.seen.delete(k);
+  }
+}

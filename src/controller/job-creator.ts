@@ -1,0 +1,113 @@
+// Job creation: a bounded number in flight (p-limit), behind a client-side QPS/burst limit, retried
+// on 429/5xx/network errors with backoff (Retry-After honoured) until the slot's deadline.
+// Fencing is checked right before each attempt so a deposed leader stops at once.
+import pLimit, { type LimitFunction } from 'p-limit';
+
+import type { TimerHandle, Timers, WallClock } from '../clock/clock.js';
+import { isAlreadyExists, isRetryable } from '../kube/api-error.js';
+import { retryDelayMs } from '../kube/backoff.js';
+import type { KubeRest } from '../kube/rest.js';
+import type { TokenBucket } from '../kube/token-bucket.js';
+import type { Metrics } from '../metrics/metrics.js';
+import { type Job, type JobManifest, jobsPath } from './api.js';
+
+export type CreateOutcome =
+  | { result: 'created'; job: Job; ackMs: number }
+  | { result: 'already_exists'; ackMs: number }
+  | { result: 'not_leader' }
+  | { result: 'deadline' }
+  | { result: 'error'; error: Error };
+
+export interface JobCreatorOptions {
+  rest: KubeRest;
+  maxConcurrent: number;
+  bucket: TokenBucket;
+  wall: WallClock;
+  timers: Timers;
+  random: () => number;
+  metrics: Metrics;
+  /** True while this replica may act as leader (its last renew is younger than the renew deadline). */
+  fence: () => boolean;
+  requestTimeoutMs?: number;
+}
+
+const RETRY = { initialMs: 100, maxMs: 5_000 };
+
+export class JobCreator {
+  private readonly limit: LimitFunction;
+  private readonly sleeping = new Set<{ handle: TimerHandle; resolve: () => void }>();
+
+  constructor(private readonly opts: JobCreatorOptions) {
+    this.limit = pLimit(opts.maxConcurrent);
+  }
+
+  /** Creates and waits; never throws. deadlineMs is wall time after which the slot is abandoned. */
+  async create(job: JobManifest, deadlineMs: number): Promise<CreateOutcome> {
+    for (let attempt = 0; ; attempt++) {
+      const outcome = await this.attempt(job, deadlineMs);
+      if (!('retryable' in outcome)) return outcome;
+      const delay = retryDelayMs(RETRY, attempt, this.opts.random, outcome.retryAfterMs);
+      if (this.opts.wall.nowMs() + delay >= deadlineMs) {
+        this.opts.metrics.jobsCreated.inc({ result: 'error' });
+        return { result: 'error', error: outcome.error };
+      }
+      await this.sleep(delay);
+    }
+  }
+
+  /** Resolves when every queued and in-flight create has settled (graceful shutdown). */
+  async drain(): Promise<void> {
+    for (const s of this.sleeping) {
+      this.opts.timers.clear(s.handle);
+      s.resolve();
+    }
+    while (this.limit.activeCount + this.limit.pendingCount > 0) await new Promise((r) => setImmediate(r));
+  }
+
+  private attempt(job: JobManifest, deadlineMs: number): Promise<CreateOutcome | { retryable: true; error: Error; retryAfterMs?: number }> {
+    const { metrics } = this.opts;
+    metrics.queueDepth.inc();
+    return this.limit(async () => {
+      metrics.queueDepth.dec();
+      const wait = this.opts.bucket.reserve();
+      if (wait > 0) await this.sleep(wait);
+      if (this.opts.wall.nowMs() > deadlineMs) return { result: 'deadline' as const };
+      if (!this.opts.fence()) return { result: 'not_leader' as const };
+      metrics.inflight.inc();
+      try {
+        const created = await this.opts.rest.request<Job>({
+          verb: 'create',
+          path: jobsPath(job.metadata.namespace),
+          body: job,
+          timeoutMs: this.opts.requestTimeoutMs ?? 10_000,
+        });
+        metrics.jobsCreated.inc({ result: 'created' });
+        return { result: 'created' as const, job: created, ackMs: this.opts.wall.nowMs() };
+      } catch (err) {
+        if (isAlreadyExists(err)) {
+          metrics.jobsCreated.inc({ result: 'already_exists' });
+          return { result: 'already_exists' as const, ackMs: this.opts.wall.nowMs() };
+        }
+        const error = err instanceof Error ? err : new Error(String(err));
+        if (isRetryable(err)) return { retryable: true as const, error, retryAfterMs: (err as { retryAfterMs?: number }).retryAfterMs };
+        metrics.jobsCreated.inc({ result: 'error' });
+        return { result: 'error' as const, error };
+      } finally {
+        metrics.inflight.dec();
+      }
+    });
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const entry = {
+        handle: this.opts.timers.set(ms, () => {
+          this.sleeping.delete(entry);
+          resolve();
+        }),
+        resolve,
+      };
+      this.sleeping.add(entry);
+    });
+  }
+}

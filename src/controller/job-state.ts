@@ -1,0 +1,35 @@
+// What the operator needs to know about one of its Jobs.
+import { ANNOTATION_SCHEDULED_AT, type Job, type SecondCronJob } from './api.js';
+
+export type JobOutcome = 'Complete' | 'Failed' | undefined;
+
+export function jobOutcome(job: Job): JobOutcome {
+  for (const c of job.status?.conditions ?? []) {
+    if (c.status !== 'True') continue;
+    // Like the upstream CronJob controller: only the terminal conditions count, not the
+    // *Target/*CriteriaMet ones that appear while pods are still terminating.
+    if (c.type === 'Complete') return 'Complete';
+    if (c.type === 'Failed') return 'Failed';
+  }
+  return undefined;
+}
+
+export function isActive(job: Job): boolean {
+  return jobOutcome(job) === undefined && !job.metadata.deletionTimestamp;
+}
+
+/** The slot a Job was created for, from our annotation; NaN if absent or malformed. */
+export function jobSlotMs(job: Job): number {
+  const v = job.metadata.annotations?.[ANNOTATION_SCHEDULED_AT];
+  return v ? Date.parse(v) : Number.NaN;
+}
+
+/** Ours = controlled by this SecondCronJob's uid (a label alone could be copied by anyone). */
+export function isOwnedBy(job: Job, scj: SecondCronJob): boolean {
+  return (job.metadata.ownerReferences ?? []).some((r) => r.controller && r.uid === scj.metadata.uid);
+}
+
+export function finishedAtMs(job: Job): number {
+  const done = job.status?.completionTime ?? job.status?.conditions?.find((c) => c.status === 'True')?.lastTransitionTime;
+  return done ? Date.parse(done) : jobSlotMs(job);
+}

@@ -1,0 +1,93 @@
+// Writes status through the status subresource, coalesced per SecondCronJob: at most one patch in
+// flight and one per `minIntervalMs` for each, always computed from the newest state at write time,
+// and skipped when nothing changed. Status never delays Job creation.
+import pLimit from 'p-limit';
+
+import type { MonotonicClock, Timers } from '../clock/clock.js';
+import type { Logger } from '../log.js';
+import { isNotFound } from '../kube/api-error.js';
+import type { KubeRest } from '../kube/rest.js';
+import { type SecondCronJob, type SecondCronJobStatus, collectionPath } from './api.js';
+import { statusEquals } from './status.js';
+
+export interface StatusSource {
+  /** The resource as cached and the status it should have now; undefined = nothing to write. */
+  desired(key: string): { scj: SecondCronJob; status: SecondCronJobStatus } | undefined;
+}
+
+interface KeyState {
+  dirty: boolean;
+  running: boolean;
+  lastWriteMono: number;
+  lastWritten?: SecondCronJobStatus;
+}
+
+export class StatusWriter {
+  private readonly keys = new Map<string, KeyState>();
+  private readonly limit = pLimit(4);
+
+  constructor(
+    private readonly rest: KubeRest,
+    private readonly source: StatusSource,
+    private readonly mono: MonotonicClock,
+    private readonly timers: Timers,
+    private readonly log: Logger,
+    private readonly minIntervalMs = 1000,
+  ) {}
+
+  markDirty(key: string): void {
+    let st = this.keys.get(key);
+    if (!st) {
+      st = { dirty: false, running: false, lastWriteMono: -Infinity };
+      this.keys.set(key, st);
+    }
+    if (st.dirty || st.running) {
+      st.dirty = true;
+      return;
+    }
+    st.dirty = true;
+    const wait = Math.max(0, st.lastWriteMono + this.minIntervalMs - this.mono.nowMs());
+    this.timers.set(wait, () => void this.flush(key));
+  }
+
+  forget(key: string): void {
+    this.keys.delete(key);
+  }
+
+  private async flush(key: string): Promise<void> {
+    const st = this.keys.get(key);
+    if (!st || st.running) return;
+    st.dirty = false;
+    st.running = true;
+    try {
+      await this.limit(() => this.write(key, st));
+    } catch (err) {
+      if (!isNotFound(err)) this.log.warn('status update failed', { key, err });
+    } finally {
+      st.running = false;
+      st.lastWriteMono = this.mono.nowMs();
+      if (st.dirty && this.keys.has(key)) {
+        st.dirty = false;
+        this.markDirty(key);
+      }
+    }
+  }
+
+  private async write(key: string, st: KeyState): Promise<void> {
+    const want = this.source.desired(key);
+    if (!want) return;
+    if (statusEquals(want.scj.status, want.status) || (st.lastWritten && statusEquals(st.lastWritten, want.status))) return;
+    // Merge patch: keys we no longer want must be sent as null to be removed.
+    const patch: Record<string, unknown> = { ...want.status };
+    for (const k of Object.keys(want.scj.status ?? {})) if (!(k in patch)) patch[k] = null;
+    const { namespace, name } = want.scj.metadata;
+    await this.rest.request({
+      verb: 'patch',
+      path: `${collectionPath(namespace)}/${name}/status`,
+      body: { status: patch },
+      patchType: 'merge',
+      timeoutMs: 10_000,
+    });
+    st.lastWritten = want.status;
+  }
+}

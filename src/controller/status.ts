@@ -1,0 +1,91 @@
+// The status a SecondCronJob should show, derived from what the caches hold (never accumulated
+// by hand, so any replica that becomes leader writes the same thing).
+import { type Condition, type Job, type SecondCronJob, type SecondCronJobStatus } from './api.js';
+import { isActive, jobOutcome, jobSlotMs } from './job-state.js';
+
+export interface ReadyState {
+  status: Condition['status'];
+  reason: string;
+  message: string;
+}
+
+export interface StatusInputs {
+  scj: SecondCronJob;
+  ownedJobs: readonly Job[];
+  nextSlotMs: number | null;
+  /** Slots this leader created or found already created, not yet visible in the Job cache. */
+  lastScheduledMs: number | undefined;
+  ready: ReadyState;
+  nowMs: number;
+}
+
+export function desiredStatus(inp: StatusInputs): SecondCronJobStatus {
+  const prev = inp.scj.status ?? {};
+  const active = inp.ownedJobs
+    .filter(isActive)
+    .sort((a, b) => jobSlotMs(a) - jobSlotMs(b))
+    .map((j) => ({ apiVersion: 'batch/v1', kind: 'Job', name: j.metadata.name, namespace: j.metadata.namespace ?? '', uid: j.metadata.uid }));
+  const lastSchedule = maxTime(prev.lastScheduleTime, ...inp.ownedJobs.map(jobSlotMs), inp.lastScheduledMs);
+  const lastSuccess = maxTime(
+    prev.lastSuccessfulTime,
+    ...inp.ownedJobs.filter((j) => jobOutcome(j) === 'Complete').map((j) => Date.parse(j.status?.completionTime ?? '')),
+  );
+  const status: SecondCronJobStatus = {
+    observedGeneration: inp.scj.metadata.generation,
+    activeCount: active.length,
+    active,
+    conditions: mergeCondition(prev.conditions ?? [], { type: 'Ready', ...inp.ready }, inp.scj.metadata.generation, inp.nowMs),
+  };
+  if (lastSchedule) status.lastScheduleTime = lastSchedule;
+  if (lastSuccess) status.lastSuccessfulTime = lastSuccess;
+  if (inp.nextSlotMs !== null) status.nextScheduleTime = rfc3339(inp.nextSlotMs);
+  return status;
+}
+
+/** Keeps lastTransitionTime when the condition's status did not change (the Kubernetes convention). */
+export function mergeCondition(
+  conditions: readonly Condition[],
+  next: Omit<Condition, 'lastTransitionTime' | 'observedGeneration'>,
+  generation: number | undefined,
+  nowMs: number,
+): Condition[] {
+  const old = conditions.find((c) => c.type === next.type);
+  const lastTransitionTime = old && old.status === next.status ? old.lastTransitionTime : rfc3339(nowMs);
+  const merged: Condition = { ...next, lastTransitionTime, ...(generation !== undefined ? { observedGeneration: generation } : {}) };
+  return [...conditions.filter((c) => c.type !== next.type), merged];
+}
+
+export function statusEquals(a: SecondCronJobStatus | undefined, b: SecondCronJobStatus): boolean {
+  return stableJson(normalize(a ?? {})) === stableJson(normalize(b));
+}
+
+/** Whole-second RFC 3339, as the API server stores date-time fields. */
+export function rfc3339(ms: number): string {
+  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+}
+
+function maxTime(...values: (string | number | undefined)[]): string | undefined {
+  let best = Number.NaN;
+  for (const v of values) {
+    const ms = typeof v === 'string' ? Date.parse(v) : v;
+    if (ms !== undefined && !Number.isNaN(ms) && !(ms <= best)) best = ms;
+  }
+  return Number.isNaN(best) ? undefined : rfc3339(best);
+}
+
+function normalize(s: SecondCronJobStatus): SecondCronJobStatus {
+  const out: SecondCronJobStatus = { ...s };
+  if (!out.active?.length) delete out.active;
+  if (out.conditions) out.conditions = [...out.conditions].sort((x, y) => x.type.localeCompare(y.type));
+  return out;
+}
+
+// The API server returns object keys sorted; compare independent of key order.
+function stableJson(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(stableJson).join(',')}]`;
+  if (v && typeof v === 'object') {
+    const entries = Object.entries(v as Record<string, unknown>).filter(([, x]) => x !== undefined);
+    return `{${entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([k, x]) => `${JSON.stringify(k)}:${stableJson(x)}`).join(',')}}`;
+  }
+  return JSON.stringify(v);
+}

@@ -1,0 +1,62 @@
+// Two small HTTP servers: /metrics on the metrics port, /healthz and /readyz on the health port
+// (separate ports so probes keep working when a scrape is slow, and so they can be exposed differently).
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+import express from 'express';
+import type { Registry } from 'prom-client';
+
+export interface Check {
+  name: string;
+  /** undefined = passing; a string says what is wrong. */
+  run(): string | undefined;
+}
+
+export interface RunningServer {
+  port: number;
+  close(): Promise<void>;
+}
+
+export async function serveMetrics(port: number, registry: Registry): Promise<RunningServer> {
+  const app = express();
+  app.disable('x-powered-by');
+  app.get('/metrics', async (_req, res) => {
+    res.set('Content-Type', registry.contentType);
+    res.send(await registry.metrics());
+  });
+  return listen(app, port);
+}
+
+export async function serveHealth(port: number, checks: { healthz: Check[]; readyz: Check[] }): Promise<RunningServer> {
+  const app = express();
+  app.disable('x-powered-by');
+  for (const [path, list] of [['/healthz', checks.healthz], ['/readyz', checks.readyz]] as const) {
+    app.get(path, (req, res) => {
+      const failures = list.map((c) => [c.name, c.run()] as const).filter(([, msg]) => msg !== undefined);
+      const body = list.map((c) => {
+        const failed = failures.find(([n]) => n === c.name);
+        return failed ? `[-]${c.name} failed: ${failed[1]}` : `[+]${c.name} ok`;
+      });
+      res.status(failures.length ? 503 : 200).type('text/plain');
+      res.send(req.query.verbose !== undefined || failures.length ? body.join('\n') + '\n' : 'ok\n');
+    });
+  }
+  return listen(app, port);
+}
+
+function listen(app: express.Express, port: number): Promise<RunningServer> {
+  return new Promise((resolve, reject) => {
+    const server: Server = app.listen(port);
+    server.once('error', reject);
+    server.once('listening', () => {
+      resolve({
+        port: (server.address() as AddressInfo).port,
+        close: () =>
+          new Promise<void>((done) => {
+            server.closeAllConnections();
+            server.close(() => done());
+          }),
+      });
+    });
+  });
+}

@@ -1,0 +1,38 @@
+// Errors from the API server, classified the way controllers need them.
+
+export class ApiError extends Error {
+  constructor(
+    /** HTTP status; 0 for network failures and timeouts. */
+    readonly status: number,
+    /** metav1.Status reason, e.g. AlreadyExists, Conflict, NotFound, Expired. */
+    readonly reason: string,
+    message: string,
+    /** From a Retry-After header, when the server sent one. */
+    readonly retryAfterMs?: number,
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
+export function isStatus(err: unknown, status: number): boolean {
+  return err instanceof ApiError && err.status === status;
+}
+
+export const isNotFound = (err: unknown): boolean => isStatus(err, 404);
+export const isConflict = (err: unknown): boolean => isStatus(err, 409);
+export const isAlreadyExists = (err: unknown): boolean => err instanceof ApiError && err.status === 409 && err.reason === 'AlreadyExists';
+
+/** Worth retrying: throttling, server errors, and network failures. Not 4xx validation errors. */
+export function isRetryable(err: unknown): boolean {
+  if (!(err instanceof ApiError)) return false;
+  return err.status === 0 || err.status === 429 || err.status >= 500;
+}
+
+/** Retry-After is either delta-seconds or an HTTP date; the API server sends seconds. */
+export function parseRetryAfterMs(value: string | null | undefined, nowMs: number = Date.now()): number | undefined {
+  if (!value) return undefined;
+  if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - nowMs);
+}

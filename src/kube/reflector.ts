@@ -1,0 +1,239 @@
+// List-then-watch cache of one resource, kept alive for the life of the process.
+//
+// client-node 2.0.1's informer stops for good on any error it does not know and waits up to 30 s
+// between re-watches after clean closes; a scheduler cannot afford either. This reflector re-watches
+// at once after a clean close or an inactivity timeout, relists on 410 Gone, backs off on errors,
+// and a watchdog restarts it if nothing at all has happened for too long.
+import { Watch } from '@kubernetes/client-node';
+
+import type { MonotonicClock, TimerHandle, Timers } from '../clock/clock.js';
+import type { Logger } from '../log.js';
+import { ApiError } from './api-error.js';
+import { backoffDelayMs } from './backoff.js';
+import type { KubeRest } from './rest.js';
+import { type KubeObject, type ListResponse, type WatchStatus, objectKey } from './types.js';
+
+export interface ReflectorHandler<T> {
+  added(obj: T): void;
+  updated(old: T, obj: T): void;
+  deleted(obj: T): void;
+}
+
+export interface ReflectorOptions<T extends KubeObject> {
+  name: string;
+  rest: KubeRest;
+  /** Collection path, e.g. /apis/batch/v1/jobs or /apis/batch/v1/namespaces/ns/jobs. */
+  path: string;
+  labelSelector?: string;
+  handler: ReflectorHandler<T>;
+  log: Logger;
+  mono: MonotonicClock;
+  timers: Timers;
+  random: () => number;
+  /** Restart everything if neither events, bookmarks nor reconnects happened for this long. */
+  watchdogMs?: number;
+  pageSize?: number;
+}
+
+const ERROR_BACKOFF = { initialMs: 500, maxMs: 30_000 };
+
+export class Reflector<T extends KubeObject> {
+  private readonly store = new Map<string, T>();
+  private resourceVersion = '';
+  private synced = false;
+  private stopped = true;
+  private lastActivityMono = 0;
+  private abortWatch: (() => void) | undefined;
+  private watchdog: TimerHandle | undefined;
+  private wake: (() => void) | undefined;
+  private readonly watcher: Watch;
+
+  constructor(private readonly opts: ReflectorOptions<T>) {
+    this.watcher = new Watch(opts.rest.kubeConfig);
+  }
+
+  get hasSynced(): boolean {
+    return this.synced;
+  }
+
+  get(key: string): T | undefined {
+    return this.store.get(key);
+  }
+
+  list(): IterableIterator<T> {
+    return this.store.values();
+  }
+
+  get size(): number {
+    return this.store.size;
+  }
+
+  /** Monotonic ms since the last sign of life (event, bookmark, list, reconnect). */
+  idleMs(): number {
+    return this.opts.mono.nowMs() - this.lastActivityMono;
+  }
+
+  start(): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    this.touch();
+    this.armWatchdog();
+    void this.run();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.abortWatch?.();
+    this.wake?.();
+    if (this.watchdog) this.opts.timers.clear(this.watchdog);
+  }
+
+  private touch(): void {
+    this.lastActivityMono = this.opts.mono.nowMs();
+  }
+
+  private armWatchdog(): void {
+    const limit = this.opts.watchdogMs ?? 120_000;
+    this.watchdog = this.opts.timers.set(Math.min(limit, 30_000), () => {
+      if (this.stopped) return;
+      if (this.idleMs() > limit) {
+        this.opts.log.warn('watch silent for too long; restarting', { reflector: this.opts.name, idleMs: Math.round(this.idleMs()) });
+        this.resourceVersion = ''; // relist: we cannot trust what we missed
+        this.abortWatch?.();
+        this.touch();
+      }
+      this.armWatchdog();
+    });
+  }
+
+  private async run(): Promise<void> {
+    let failures = 0;
+    while (!this.stopped) {
+      try {
+        if (!this.resourceVersion) await this.relist();
+        const sawEvents = await this.watchOnce();
+        failures = 0;
+        // A clean close with no events at all twice in a row could be a misbehaving proxy; pause briefly.
+        if (!sawEvents) await this.sleep(50 + this.opts.random() * 200);
+      } catch (err) {
+        if (this.stopped) break;
+        if (err instanceof ApiError && err.status === 410) {
+          this.resourceVersion = '';
+          continue;
+        }
+        const delay = backoffDelayMs(ERROR_BACKOFF, failures++, this.opts.random);
+        this.opts.log.warn('list/watch failed; retrying', { reflector: this.opts.name, err, retryInMs: Math.round(delay) });
+        await this.sleep(delay);
+      }
+    }
+  }
+
+  private async relist(): Promise<void> {
+    const fresh = new Map<string, T>();
+    let continueToken: string | undefined;
+    let rv = '';
+    do {
+      const page = await this.opts.rest.request<ListResponse<T>>({
+        verb: 'list',
+        path: this.opts.path,
+        query: { labelSelector: this.opts.labelSelector, limit: this.opts.pageSize ?? 500, continue: continueToken },
+        timeoutMs: 60_000,
+      });
+      for (const item of page.items) fresh.set(objectKey(item), item);
+      continueToken = page.metadata.continue || undefined;
+      rv = page.metadata.resourceVersion;
+    } while (continueToken);
+    this.touch();
+    // Replace the store and tell the handler only what changed, so a relist is not a thundering herd.
+    for (const [key, old] of this.store) {
+      if (!fresh.has(key)) {
+        this.store.delete(key);
+        this.opts.handler.deleted(old);
+      }
+    }
+    for (const [key, obj] of fresh) {
+      const old = this.store.get(key);
+      this.store.set(key, obj);
+      if (!old) this.opts.handler.added(obj);
+      else if (old.metadata.resourceVersion !== obj.metadata.resourceVersion) this.opts.handler.updated(old, obj);
+    }
+    this.resourceVersion = rv;
+    if (!this.synced) this.opts.log.info('cache synced', { reflector: this.opts.name, objects: this.store.size });
+    this.synced = true;
+  }
+
+  /** One watch request; resolves true if it delivered anything, rejects on errors (410 as ApiError). */
+  private watchOnce(): Promise<boolean> {
+    return new Promise<boolean>((resolve, reject) => {
+      let sawEvents = false;
+      let expired: ApiError | undefined;
+      const query = {
+        resourceVersion: this.resourceVersion,
+        allowWatchBookmarks: true,
+        labelSelector: this.opts.labelSelector,
+        // The server ends the watch itself after this; jitter spreads replicas' reconnects.
+        timeoutSeconds: Math.floor(240 + this.opts.random() * 120),
+      };
+      const onEvent = (type: string, obj: unknown): void => {
+        this.touch();
+        sawEvents = true;
+        if (type === 'ERROR') {
+          const status = obj as WatchStatus;
+          expired = new ApiError(status.code ?? 500, status.reason ?? 'Unknown', status.message ?? 'watch error');
+          this.abortWatch?.();
+          return;
+        }
+        const item = obj as T;
+        if (item?.metadata?.resourceVersion) this.resourceVersion = item.metadata.resourceVersion;
+        if (type === 'BOOKMARK') return;
+        this.apply(type, item);
+      };
+      const onDone = (err: unknown): void => {
+        this.abortWatch = undefined;
+        if (expired) return reject(expired);
+        if (!err || this.stopped || isTimeout(err)) return resolve(sawEvents);
+        const status = (err as { statusCode?: number }).statusCode;
+        reject(status ? new ApiError(status, 'WatchFailed', `watch ${this.opts.path}: ${String((err as Error).message)}`) : err);
+      };
+      this.watcher
+        .watch(this.opts.path, query, onEvent, onDone)
+        .then((controller) => {
+          this.touch();
+          if (this.stopped) controller.abort();
+          else this.abortWatch = () => controller.abort();
+        })
+        .catch(reject);
+    });
+  }
+
+  private apply(type: string, obj: T): void {
+    const key = objectKey(obj);
+    const old = this.store.get(key);
+    if (type === 'DELETED') {
+      this.store.delete(key);
+      this.opts.handler.deleted(old ?? obj);
+      return;
+    }
+    this.store.set(key, obj);
+    if (!old) this.opts.handler.added(obj);
+    else if (old.metadata.resourceVersion !== obj.metadata.resourceVersion) this.opts.handler.updated(old, obj);
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const handle = this.opts.timers.set(ms, () => {
+        this.wake = undefined;
+        resolve();
+      });
+      this.wake = () => {
+        this.opts.timers.clear(handle);
+        this.wake = undefined;
+        resolve();
+      };
+    });
+  }
+}
+
+function isTimeout(err: unknown): boolean {
+  return (err as { name?: string })?.name === 'TimeoutError' || (err as { name?: string })?.name === 'AbortError';
+}

@@ -1,0 +1,242 @@
+#!/usr/bin/env node
+// Composition root: config → clients → caches → scheduler → elector → controller → HTTP.
+// Nothing else in the program reads the environment, the clocks or Math.random directly.
+import { hostname } from 'node:os';
+
+import { CoordinationV1Api, KubeConfig } from '@kubernetes/client-node';
+
+import { createSystemTimers, systemMonotonicClock, systemWallClock } from './clock/index.js';
+import { ConfigError, type Config, helpText, parseConfig } from './config.js';
+import { type SecondCronJob, type Job, LABEL_OWNER, collectionPath, jobsPath } from './controller/api.js';
+import { type Cache, Controller, type Leadership } from './controller/controller.js';
+import { EventRecorder } from './controller/events.js';
+import { JobCreator } from './controller/job-creator.js';
+import { StatusWriter } from './controller/status-writer.js';
+import { LeaderElector, makeIdentity } from './election/index.js';
+import { KubeLeaseStore } from './election/kube-lease-store.js';
+import { serveHealth, serveMetrics } from './http/servers.js';
+import { Reflector } from './kube/reflector.js';
+import { KubeRest } from './kube/rest.js';
+import { TokenBucket } from './kube/token-bucket.js';
+import { type Logger, createLogger } from './log.js';
+import { Metrics } from './metrics/metrics.js';
+import { Scheduler } from './scheduler/index.js';
+
+const SCHEDULER_MAX_SLEEP_MS = 5_000;
+const RESYNC_MS = 60_000;
+
+async function main(): Promise<void> {
+  const argv = process.argv.slice(2);
+  if (argv.includes('--help') || argv.includes('-h')) {
+    process.stdout.write(helpText() + '\n');
+    return;
+  }
+  let cfg: Config;
+  try {
+    cfg = parseConfig(argv, process.env);
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    process.stderr.write(`secondcron: ${err.message}\n`);
+    process.exit(2);
+  }
+
+  const log = createLogger({ level: cfg.logLevel });
+  const mono = systemMonotonicClock;
+  const wall = systemWallClock;
+  const timers = createSystemTimers();
+  const random = Math.random;
+  const metrics = new Metrics();
+
+  const kubeConfig = loadKubeConfig(cfg);
+  const rest = new KubeRest(kubeConfig, { onResponse: (verb, code) => metrics.apiRequests.inc({ verb, code }) });
+  const identity = cfg.identity ?? makeIdentity(process.env.POD_NAME ?? hostname(), random);
+  log.info('starting', { identity, namespaces: cfg.namespaces.length ? cfg.namespaces : 'all', server: kubeConfig.getCurrentCluster()?.server });
+
+  const elector = cfg.leaderElect
+    ? new LeaderElector({
+        identity,
+        store: new KubeLeaseStore({ api: kubeConfig.makeApiClient(CoordinationV1Api), namespace: cfg.leaderElectionNamespace, name: cfg.leaseName }),
+        monotonic: mono,
+        wall,
+        timers,
+        random,
+        leaseDurationMs: cfg.leaseDurationMs,
+        renewDeadlineMs: cfg.renewDeadlineMs,
+        retryPeriodMs: cfg.retryPeriodMs,
+        hooks: {
+          onStartedLeading: () => {
+            log.info('started leading', { identity });
+            metrics.leader.set(1);
+            metrics.leaderTransitions.inc({ direction: 'started' });
+            controller.startedLeading();
+          },
+          onStoppedLeading: () => {
+            log.warn('stopped leading', { identity });
+            metrics.leader.set(0);
+            metrics.leaderTransitions.inc({ direction: 'stopped' });
+          },
+          onNewLeader: (leader) => log.info('leader observed', { leader: leader || '(none)' }),
+          onError: (err, operation) => log.warn('lease operation failed', { operation, err }),
+        },
+      })
+    : undefined;
+  const leadership: Leadership = elector
+    ? { isLeader: () => elector.isLeader(), isLeaderFresh: () => elector.isLeaderFresh() }
+    : { isLeader: () => true, isLeaderFresh: () => true };
+
+  const scheduler: Scheduler = new Scheduler({
+    mono,
+    wall,
+    timers,
+    maxSleepMs: SCHEDULER_MAX_SLEEP_MS,
+    onFire: (fire) => controller.onFire(fire),
+    onClockStep: (deltaMs) => {
+      metrics.clockSteps.inc();
+      log.warn('wall clock stepped; slots recomputed', { deltaMs: Math.round(deltaMs) });
+    },
+    onError: (err: unknown) => log.error('scheduler callback failed', { err: err instanceof Error ? err : String(err) }),
+  });
+  const creator = new JobCreator({
+    rest,
+    maxConcurrent: cfg.maxConcurrentCreates,
+    bucket: new TokenBucket(cfg.qps, cfg.burst, mono),
+    wall,
+    timers,
+    random,
+    metrics,
+    fence: () => leadership.isLeaderFresh(),
+  });
+  const controller: Controller = new Controller({
+    rest,
+    scheduler,
+    creator,
+    events: new EventRecorder(rest, wall, log.child({ component: 'events' }), identity),
+    metrics,
+    leadership,
+    wall,
+    mono,
+    timers,
+    log,
+  });
+  const statusWriter = new StatusWriter(rest, controller, mono, timers, log.child({ component: 'status' }));
+
+  const namespaces: (string | undefined)[] = cfg.namespaces.length ? cfg.namespaces : [undefined];
+  const reflectorBase = { rest, log, mono, timers, random };
+  const scjReflectors = namespaces.map(
+    (ns) =>
+      new Reflector<SecondCronJob>({
+        ...reflectorBase,
+        name: `secondcronjobs${ns ? '/' + ns : ''}`,
+        path: collectionPath(ns),
+        handler: {
+          added: (o) => controller.scjChanged(o),
+          updated: (_old, o) => controller.scjChanged(o),
+          deleted: (o) => controller.scjDeleted(o),
+        },
+      }),
+  );
+  const jobReflectors = namespaces.map(
+    (ns) =>
+      new Reflector<Job>({
+        ...reflectorBase,
+        name: `jobs${ns ? '/' + ns : ''}`,
+        path: jobsPath(ns),
+        labelSelector: LABEL_OWNER,
+        handler: {
+          added: (o) => controller.jobChanged(undefined, o),
+          updated: (old, o) => controller.jobChanged(old, o),
+          deleted: (o) => controller.jobDeleted(o),
+        },
+      }),
+  );
+  controller.attach(mergedCache(scjReflectors), statusWriter);
+  metrics.scheduleCounts = () => controller.counts();
+
+  const allReflectors = [...jobReflectors, ...scjReflectors];
+  const synced = (): boolean => allReflectors.every((r) => r.hasSynced);
+  const schedulerStall = (): string | undefined => {
+    const idle = mono.nowMs() - scheduler.lastWakeMonoMs();
+    return idle > 6 * SCHEDULER_MAX_SLEEP_MS ? `scheduler loop has not woken for ${Math.round(idle / 1000)} s` : undefined;
+  };
+  const metricsServer = await serveMetrics(cfg.metricsPort, metrics.registry);
+  const healthServer = await serveHealth(cfg.healthPort, {
+    healthz: [
+      { name: 'scheduler', run: schedulerStall },
+      { name: 'leader-lease', run: () => (elector && !elector.healthy() ? 'leader has not renewed its Lease within the lease duration' : undefined) },
+    ],
+    readyz: [
+      { name: 'caches', run: () => (synced() ? undefined : 'caches not synced yet') },
+      { name: 'scheduler', run: schedulerStall },
+    ],
+  });
+  log.info('serving', { metricsPort: metricsServer.port, healthPort: healthServer.port });
+
+  // Jobs first: when SecondCronJobs arrive, their Jobs are already known (catch-up needs them).
+  for (const r of jobReflectors) r.start();
+  await waitFor(() => jobReflectors.every((r) => r.hasSynced));
+  for (const r of scjReflectors) r.start();
+  await waitFor(synced);
+  scheduler.start();
+  if (elector) elector.start();
+  else controller.startedLeading();
+  const resync = setInterval(() => controller.resync(), RESYNC_MS);
+
+  let stopping = false;
+  const shutdown = async (signal: string): Promise<void> => {
+    if (stopping) return;
+    stopping = true;
+    log.info('shutting down', { signal });
+    clearInterval(resync);
+    scheduler.stop();
+    await Promise.race([creator.drain(), sleep(cfg.shutdownTimeoutMs)]);
+    if (elector) {
+      await elector.release().catch((err: unknown) => log.warn('lease release failed', { err: err instanceof Error ? err : String(err) }));
+      log.info('lease released', { identity });
+    }
+    for (const r of allReflectors) r.stop();
+    await Promise.all([metricsServer.close(), healthServer.close()]);
+    log.info('stopped');
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+}
+
+function loadKubeConfig(cfg: Config): KubeConfig {
+  const kc = new KubeConfig();
+  if (cfg.kubeconfig) kc.loadFromFile(cfg.kubeconfig);
+  else if (process.env.KUBERNETES_SERVICE_HOST) kc.loadFromCluster();
+  else kc.loadFromDefault();
+  return kc;
+}
+
+function mergedCache<T extends SecondCronJob>(reflectors: Reflector<T>[]): Cache<T> {
+  if (reflectors.length === 1) return reflectors[0] as Reflector<T>;
+  return {
+    get: (key) => {
+      for (const r of reflectors) {
+        const v = r.get(key);
+        if (v) return v;
+      }
+      return undefined;
+    },
+    list: function* () {
+      for (const r of reflectors) yield* r.list();
+    },
+  };
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}
+
+async function waitFor(cond: () => boolean): Promise<void> {
+  while (!cond()) await sleep(50);
+}
+
+main().catch((err: unknown) => {
+  const log: Logger = createLogger({ level: 'error' });
+  log.error('fatal', { err: err instanceof Error ? (err.stack ?? err.message) : String(err) });
+  process.exit(1);
+});
+
