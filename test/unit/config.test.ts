@@ -1,0 +1,54 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+
+import { ConfigError, FLAGS, envName, helpText, parseConfig } from '../../src/config.js';
+
+test('defaults match client-go and the design', () => {
+  const c = parseConfig([], {});
+  assert.equal(c.leaseDurationMs, 15_000);
+  assert.equal(c.renewDeadlineMs, 10_000);
+  assert.equal(c.retryPeriodMs, 2_000);
+  assert.equal(c.leaseName, 'secondcron-leader');
+  assert.equal(c.metricsPort, 8080);
+  assert.equal(c.healthPort, 8081);
+  assert.equal(c.maxConcurrentCreates, 16);
+  assert.deepEqual(c.namespaces, []);
+  assert.equal(c.leaderElectionNamespace, 'default');
+});
+
+test('flags win over SECONDCRON_* env, which wins over defaults', () => {
+  const env = { SECONDCRON_LEASE_DURATION: '20s', SECONDCRON_NAMESPACES: 'a, b', SECONDCRON_RETRY_PERIOD: '1s', POD_NAMESPACE: 'ops' };
+  const c = parseConfig(['--lease-duration=30s', '--max-concurrent-creates', '4', '--leader-elect=false'], env);
+  assert.equal(c.leaseDurationMs, 30_000);
+  assert.equal(c.retryPeriodMs, 1_000);
+  assert.deepEqual(c.namespaces, ['a', 'b']);
+  assert.equal(c.maxConcurrentCreates, 4);
+  assert.equal(c.leaderElect, false);
+  assert.equal(c.leaderElectionNamespace, 'ops');
+  assert.equal(parseConfig(['--retry-period', '500ms', '--renew-deadline', '3s', '--lease-duration', '4s'], {}).retryPeriodMs, 500);
+});
+
+test('a bad value names the flag and its environment variable', () => {
+  const cases: [string[], Record<string, string>, RegExp][] = [
+    [['--metrics-port', '70000'], {}, /--metrics-port \(SECONDCRON_METRICS_PORT\)/],
+    [[], { SECONDCRON_QPS: 'fast' }, /invalid value "fast" for --qps/],
+    [['--lease-duration', '5s'], {}, /--lease-duration .* must be greater than --renew-deadline/],
+    [['--retry-period', '9s'], {}, /--renew-deadline .* 1.2 x --retry-period/],
+    [['--log-level', 'loud'], {}, /--log-level/],
+    [['--nope'], {}, /unknown flag --nope/],
+    [['--namespaces', 'Bad_NS'], {}, /invalid namespace "Bad_NS"/],
+    [['--health-port', '9000', '--metrics-port', '9000'], {}, /must differ/],
+    [['--max-concurrent-creates', '0'], {}, /--max-concurrent-creates/],
+  ];
+  for (const [argv, env, message] of cases) {
+    assert.throws(() => parseConfig(argv, env), (err: unknown) => err instanceof ConfigError && message.test(err.message), argv.join(' '));
+  }
+});
+
+test('--help lists every flag with its environment variable', () => {
+  const text = helpText();
+  for (const f of FLAGS) {
+    assert.match(text, new RegExp(`--${f.flag}\\b`));
+    assert.ok(text.includes(envName(f.flag)));
+  }
+});

@@ -1,0 +1,45 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+
+import { ApiError, isAlreadyExists, isRetryable, parseRetryAfterMs } from '../../../src/kube/api-error.js';
+import { backoffDelayMs, retryDelayMs } from '../../../src/kube/backoff.js';
+import { TokenBucket } from '../../../src/kube/token-bucket.js';
+
+test('token bucket: a burst goes at once, then one token per 1/qps seconds', () => {
+  let now = 0;
+  const bucket = new TokenBucket(10, 3, { nowMs: () => now });
+  assert.deepEqual([bucket.reserve(), bucket.reserve(), bucket.reserve()], [0, 0, 0]);
+  assert.equal(bucket.reserve(), 100);
+  assert.equal(bucket.reserve(), 200);
+  now = 100; // 1 token refilled, but 2 were borrowed: still in debt
+  assert.equal(bucket.reserve(), 200);
+  now = 10_000; // long idle: refilled, capped at the burst
+  assert.deepEqual([bucket.reserve(), bucket.reserve(), bucket.reserve(), bucket.reserve()], [0, 0, 0, 100]);
+});
+
+test('backoff doubles up to the cap, with jitter in [base/2, base]', () => {
+  const policy = { initialMs: 100, maxMs: 1000 };
+  assert.equal(backoffDelayMs(policy, 0, () => 0), 50);
+  assert.equal(backoffDelayMs(policy, 0, () => 1), 100);
+  assert.equal(backoffDelayMs(policy, 3, () => 1), 800);
+  assert.equal(backoffDelayMs(policy, 10, () => 1), 1000);
+  assert.equal(retryDelayMs(policy, 0, () => 1, 3000), 3000, 'Retry-After wins when longer');
+  assert.equal(retryDelayMs(policy, 3, () => 1, 10), 800, 'but never shortens our own backoff');
+});
+
+test('Retry-After in seconds or as an HTTP date', () => {
+  assert.equal(parseRetryAfterMs('2'), 2000);
+  assert.equal(parseRetryAfterMs('Wed, 02 Dec 2026 10:00:05 GMT', Date.parse('2026-12-02T10:00:00Z')), 5000);
+  assert.equal(parseRetryAfterMs('soon'), undefined);
+  assert.equal(parseRetryAfterMs(null), undefined);
+});
+
+test('retryable: 429, 5xx and network failures; not validation errors or conflicts', () => {
+  assert.equal(isRetryable(new ApiError(429, 'TooManyRequests', 'x')), true);
+  assert.equal(isRetryable(new ApiError(503, 'ServiceUnavailable', 'x')), true);
+  assert.equal(isRetryable(new ApiError(0, 'NetworkError', 'x')), true);
+  assert.equal(isRetryable(new ApiError(422, 'Invalid', 'x')), false);
+  assert.equal(isRetryable(new Error('x')), false);
+  assert.equal(isAlreadyExists(new ApiError(409, 'AlreadyExists', 'x')), true);
+  assert.equal(isAlreadyExists(new ApiError(409, 'Conflict', 'x')), false);
+});
