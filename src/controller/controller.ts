@@ -287,8 +287,9 @@ export class Controller {
           this.templateChecked.delete(key); // not a verdict on the template; try again later
           return;
         }
-        this.badTemplate.set(key, { generation: scj.metadata.generation, message: err.message });
-        this.d.events.record(scj, 'Warning', 'InvalidJobTemplate', err.message);
+        const message = `jobTemplate rejected by the API server: ${err.serverMessage ?? err.message}`;
+        this.badTemplate.set(key, { generation: scj.metadata.generation, message });
+        this.d.events.record(scj, 'Warning', 'InvalidJobTemplate', message);
         this.statusWriter?.markDirty(key);
       });
   }

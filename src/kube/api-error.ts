@@ -9,6 +9,8 @@ export class ApiError extends Error {
     message: string,
     /** From a Retry-After header, when the server sent one. */
     readonly retryAfterMs?: number,
+    /** The server's own message (metav1.Status.message), without our request prefix. */
+    readonly serverMessage?: string,
   ) {
     super(message);
     this.name = 'ApiError';

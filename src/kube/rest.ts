@@ -96,6 +96,7 @@ export class KubeRest {
       status.reason ?? 'Unknown',
       `${opts.verb} ${opts.path}: ${response.status} ${status.message ?? ''}`.trim(),
       parseRetryAfterMs(response.headers.get('retry-after')),
+      status.message,
     );
   }
 

@@ -1,0 +1,78 @@
+// Operator stopped for 10 s and started again: the missed-slot rule (only the most recent missed
+// slot runs, and only within startingDeadlineSeconds), no duplicates, finalizers honoured late.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+
+import { type TestNamespace, kubectl, kubectlOk, uniqueNamespace } from './helpers/cluster-env.js';
+import { eventually } from './helpers/eventually.js';
+import { OperatorProcess } from './helpers/operator.js';
+import { applyScj, events, listJobs, sleepUntil } from './helpers/scj.js';
+
+let ns: TestNamespace;
+let op: OperatorProcess;
+
+before(async () => {
+  await kubectlOk(['apply', '-f', 'config/crd/secondcronjobs.secondcron.io.yaml']);
+  await kubectlOk(['wait', '--for=condition=established', 'crd/secondcronjobs.secondcron.io', '--timeout=30s']);
+  ns = await uniqueNamespace('restart');
+  op = new OperatorProcess({ namespaces: [ns.name], identity: 'op-restart', args: ['--leader-election-namespace', ns.name] });
+  await op.start();
+  await op.ready();
+});
+
+after(async () => {
+  await op?.dispose();
+  await ns?.cleanup();
+});
+
+test('stopped for 10 s: one catch-up Job per schedule (none past the deadline), no duplicates', async () => {
+  const t0 = Math.ceil(Date.now() / 1000) * 1000;
+  // A once-a-minute slot that falls due 6 s from now, inside the outage.
+  const outageSlot = t0 + 6_000;
+  const second = new Date(outageSlot).getUTCSeconds();
+  await applyScj(ns.name, 'minutely', { schedule: `${second} * * * * *` });
+  await applyScj(ns.name, 'minutely-deadline', { schedule: `${second} * * * * *`, startingDeadlineSeconds: 2 });
+  await applyScj(ns.name, 'every-second', { intervalSeconds: 1, startingDeadlineSeconds: 30 });
+  await eventually('the every-second schedule runs', async () => ((await listJobs(ns.name, 'every-second')).length >= 1 ? true : undefined), { timeoutMs: 10_000 });
+
+  await op.stop(); // SIGTERM: stops scheduling, releases the Lease, exits
+  const stoppedAt = Date.now();
+  assert.ok(stoppedAt < outageSlot - 1_000, `the operator must be down before the outage slot (stopped ${outageSlot - stoppedAt} ms before it)`);
+  const lastBefore = Math.max(...(await listJobs(ns.name, 'every-second')).map((j) => j.slotMs));
+
+  await sleepUntil(stoppedAt + 10_000);
+  assert.equal((await listJobs(ns.name, 'minutely')).length, 0, 'nothing ran while the operator was down');
+  await op.start();
+  await op.ready();
+  const upAt = Date.now();
+  await eventually('catch-up Job for the minutely schedule', async () => ((await listJobs(ns.name, 'minutely')).length === 1 ? true : undefined), { timeoutMs: 10_000 });
+  await new Promise((r) => setTimeout(r, 3_000));
+
+  const minutely = await listJobs(ns.name, 'minutely');
+  assert.deepEqual(minutely.map((j) => j.slotMs), [outageSlot], 'the missed slot ran exactly once, late');
+  assert.equal((await listJobs(ns.name, 'minutely-deadline')).length, 0, 'past startingDeadlineSeconds: not run');
+  const missedEvent = (await events(ns.name, 'minutely-deadline')).find((e) => e.reason === 'MissedSchedule');
+  assert.ok(missedEvent, 'the skipped slot is reported as a MissedSchedule Event');
+  assert.ok(((await op.metric('secondcron_triggers_missed_total', 'reason="deadline"')) ?? 0) >= 1, 'and counted in missed{reason=deadline}');
+
+  const everySecond = await listJobs(ns.name, 'every-second');
+  assert.equal(new Set(everySecond.map((j) => j.slotMs)).size, everySecond.length, 'no slot twice');
+  const inGap = everySecond.filter((j) => j.slotMs > lastBefore && j.slotMs < upAt - 1_000);
+  assert.equal(inGap.length, 1, `only the latest missed slot of the gap runs: ${inGap.map((j) => j.name).join(' ')}`);
+  assert.ok(everySecond.some((j) => j.slotMs > upAt), 'and regular slots resume');
+});
+
+test('a deletion that happened while the operator was down is finished when it returns', async () => {
+  await applyScj(ns.name, 'orphan', { intervalSeconds: 1 });
+  await eventually('orphan has Jobs', async () => ((await listJobs(ns.name, 'orphan')).length >= 1 ? true : undefined), { timeoutMs: 10_000 });
+  await op.kill();
+  await kubectlOk(['delete', 'secondcronjob', 'orphan', '-n', ns.name, '--wait=false']);
+  await new Promise((r) => setTimeout(r, 1_000));
+  const held = await kubectl(['get', 'secondcronjob', 'orphan', '-n', ns.name, '-o', 'jsonpath={.metadata.deletionTimestamp}']);
+  assert.equal(held.code, 0, 'the finalizer holds the resource while no operator runs');
+  assert.notEqual(held.stdout.trim(), '');
+  await op.start();
+  await op.ready();
+  await eventually('resource gone', async () => ((await kubectl(['get', 'secondcronjob', 'orphan', '-n', ns.name])).code !== 0 ? true : undefined), { timeoutMs: 30_000 });
+  assert.equal((await listJobs(ns.name, 'orphan')).filter((j) => !j.deleting).length, 0, 'its Jobs were deleted first');
+});
