@@ -37,8 +37,21 @@ build-test: deps
 test-unit: build-test ## unit tests (pure core, fake clock)
 	$(NODE) --test --test-reporter=spec build/test/unit/
 
+.PHONY: prometheus
+prometheus: ## install prometheus + promtool from Debian if missing (integration tests run them; no daemon)
+	@command -v promtool >/dev/null && command -v prometheus >/dev/null && exit 0; \
+	sudo=; [ "$$(id -u)" -eq 0 ] || sudo=sudo; \
+	policy=/usr/sbin/policy-rc.d; own_policy=; \
+	if [ ! -e "$$policy" ]; then \
+	  printf '#!/bin/sh\n# secondcron: no service starts during this install\nexit 101\n' | $$sudo tee "$$policy" >/dev/null; \
+	  $$sudo chmod 755 "$$policy"; own_policy=1; \
+	fi; \
+	trap '[ -z "$$own_policy" ] || $$sudo rm -f "$$policy"' EXIT; \
+	apt_install() { $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends prometheus; }; \
+	apt_install || { $$sudo apt-get update && apt_install; }
+
 .PHONY: test-integration
-test-integration: build build-test binaries ## integration tests against a real local control plane
+test-integration: build build-test binaries prometheus ## integration tests against a real local control plane
 	SECONDCRON_BIN_DIR=$(BIN_DIR) $(NODE) build/test/cluster/run-integration.js
 
 .PHONY: test
@@ -51,6 +64,25 @@ cluster-up: build-test binaries ## start a local control plane in the background
 .PHONY: cluster-down
 cluster-down: build-test ## stop the local control plane started by cluster-up
 	$(NODE) build/test/cluster/cluster-cli.js down $(CLUSTER_DIR)
+
+.PHONY: chart-sync
+chart-sync: ## copy the CRD, alert rules and dashboard into the Helm chart (tests fail on drift)
+	cp config/crd/secondcronjobs.secondcron.io.yaml helm/secondcron/files/secondcronjobs.secondcron.io.yaml
+	cp grafana/alerts.yaml helm/secondcron/files/alerts.yaml
+	cp grafana/dashboard.json helm/secondcron/files/dashboard.json
+
+.PHONY: install
+install: ## apply the CRD to the current cluster ($$KUBECONFIG)
+	kubectl apply -f config/crd/secondcronjobs.secondcron.io.yaml
+	kubectl wait --for=condition=established crd/secondcronjobs.secondcron.io --timeout=60s
+
+.PHONY: run
+run: build ## run one operator replica against $$KUBECONFIG (extra flags: ARGS="--log-level debug")
+	$(NODE) dist/main.js $(ARGS)
+
+.PHONY: demo
+demo: build build-test binaries ## local control plane + CRD + 3 replicas + examples; Jobs printed live (DURATION=<s> to stop)
+	SECONDCRON_BIN_DIR=$(BIN_DIR) $(NODE) build/test/demo/demo.js
 
 .PHONY: clean
 clean: ## remove build output (not the binary cache)

@@ -5,7 +5,7 @@ import { after, before, test } from 'node:test';
 
 import { type TestNamespace, kubectl, kubectlOk, uniqueNamespace } from './helpers/cluster-env.js';
 import { eventually } from './helpers/eventually.js';
-import { OperatorProcess } from './helpers/operator.js';
+import { type OperatorProcess, testOperator } from './helpers/operator.js';
 import { applyScj, events, listJobs, sleepUntil } from './helpers/scj.js';
 
 let ns: TestNamespace;
@@ -15,7 +15,7 @@ before(async () => {
   await kubectlOk(['apply', '-f', 'config/crd/secondcronjobs.secondcron.io.yaml']);
   await kubectlOk(['wait', '--for=condition=established', 'crd/secondcronjobs.secondcron.io', '--timeout=30s']);
   ns = await uniqueNamespace('restart');
-  op = new OperatorProcess({ namespaces: [ns.name], identity: 'op-restart', args: ['--leader-election-namespace', ns.name] });
+  op = testOperator({ namespaces: [ns.name], identity: 'op-restart', args: ['--leader-election-namespace', ns.name] });
   await op.start();
   await op.ready();
 });

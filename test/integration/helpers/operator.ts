@@ -1,141 +1,17 @@
-// Runs the real operator (dist/main.js) as a child process against the shared test cluster.
-// Each instance gets free ports, its own log file, and is stopped by the test (and, as a last
-// resort, by the harness's exit handlers) so no process outlives a test.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
-
-import { freePorts } from '../../cluster/free-ports.js';
-import { ManagedProcess } from '../../cluster/managed-process.js';
-import { track } from '../../cluster/process-registry.js';
+// The operator as a child process aimed at the shared test cluster.
+import { OperatorProcess, type OperatorOptions } from '../../cluster/operator-process.js';
 import { testEnv, testKubeconfig } from './cluster-env.js';
-import { eventually } from './eventually.js';
 
-export const MAIN_JS = resolve(process.cwd(), 'dist/main.js');
+export { OperatorProcess };
 
-export interface OperatorOptions {
-  /** Namespaces to watch: tests always scope their operators, so test files never disturb each other. */
-  namespaces: string[];
-  identity?: string;
-  /** Extra flags, e.g. ['--lease-duration', '4s']. */
-  args?: string[];
-  kubeconfig?: string;
-  env?: NodeJS.ProcessEnv;
-  cwd?: string;
-  mainJs?: string;
+export type TestOperatorOptions = Omit<OperatorOptions, 'kubeconfig' | 'env'> & Partial<Pick<OperatorOptions, 'kubeconfig' | 'env'>>;
+
+export function testOperator(opts: TestOperatorOptions): OperatorProcess {
+  return new OperatorProcess({ kubeconfig: testKubeconfig(), ...opts, env: { ...testEnv(), ...opts.env } });
 }
 
-export class OperatorProcess {
-  private proc: ManagedProcess | undefined;
-  private untrack: (() => void) | undefined;
-  private readonly dir = mkdtempSync(join(tmpdir(), 'secondcron-op-'));
-  private starts = 0;
-  metricsPort = 0;
-  healthPort = 0;
-
-  constructor(readonly opts: OperatorOptions) {}
-
-  get identity(): string | undefined {
-    return this.opts.identity;
-  }
-
-  get running(): boolean {
-    return this.proc?.running ?? false;
-  }
-
-  get logPath(): string {
-    return join(this.dir, `operator-${this.starts}.log`);
-  }
-
-  async start(): Promise<this> {
-    [this.metricsPort, this.healthPort] = (await freePorts(2)) as [number, number];
-    this.starts++;
-    const args = [
-      this.opts.mainJs ?? MAIN_JS,
-      '--kubeconfig', this.opts.kubeconfig ?? testKubeconfig(),
-      '--namespaces', this.opts.namespaces.join(','),
-      '--metrics-port', String(this.metricsPort),
-      '--health-port', String(this.healthPort),
-      '--log-level', 'debug',
-      ...(this.opts.identity ? ['--identity', this.opts.identity] : []),
-      ...(this.opts.args ?? []),
-    ];
-    const proc = new ManagedProcess({
-      name: `operator ${this.opts.identity ?? ''}`.trim(),
-      command: process.execPath,
-      args,
-      logPath: this.logPath,
-      env: { ...testEnv(), ...this.opts.env },
-      cwd: this.opts.cwd,
-    });
-    this.proc = proc;
-    this.untrack = track({ name: proc.name, dispose: () => proc.stop(3_000), killNow: () => proc.killNow() });
-    return this;
-  }
-
-  /** Waits until /readyz answers 200 (caches synced). */
-  async ready(timeoutMs = 30_000): Promise<this> {
-    await eventually(
-      `operator ${this.opts.identity ?? ''} ready`,
-      async () => {
-        if (!this.running) throw new Error(`${this.proc?.describeExit()}\n${this.logs(20)}`);
-        const res = await fetch(`http://127.0.0.1:${this.healthPort}/readyz`).catch(() => undefined);
-        return res?.status === 200 ? true : undefined;
-      },
-      { timeoutMs },
-    );
-    return this;
-  }
-
-  async metrics(): Promise<string> {
-    const res = await fetch(`http://127.0.0.1:${this.metricsPort}/metrics`);
-    return res.text();
-  }
-
-  /** The value of one sample line, e.g. metric('secondcron_leader'), or undefined if absent. */
-  async metric(name: string, labels = ''): Promise<number | undefined> {
-    const text = await this.metrics();
-    const line = text.split('\n').find((l) => l.startsWith(labels ? `${name}{${labels}}` : `${name} `));
-    return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(' ') + 1));
-  }
-
-  logs(lines = 0): string {
-    let text = '';
-    for (let i = 1; i <= this.starts; i++) {
-      try {
-        text += readFileSync(join(this.dir, `operator-${i}.log`), 'utf8');
-      } catch {
-        // not started yet
-      }
-    }
-    return lines ? text.split('\n').slice(-lines).join('\n') : text;
-  }
-
-  /** Graceful stop (SIGTERM: release the Lease and exit). */
-  async stop(): Promise<void> {
-    await this.proc?.stop(10_000);
-    this.untrack?.();
-  }
-
-  /** SIGKILL: the process vanishes without releasing anything. */
-  async kill(): Promise<void> {
-    this.proc?.killNow();
-    await this.proc?.exited;
-    this.untrack?.();
-  }
-
-  /** Stops (if running) and removes the log directory; for t.after(). */
-  async dispose(): Promise<void> {
-    await this.stop();
-    rmSync(this.dir, { recursive: true, force: true });
-  }
-}
-
-export async function startOperator(opts: OperatorOptions): Promise<OperatorProcess> {
-  const op = new OperatorProcess(opts);
+export async function startOperator(opts: TestOperatorOptions): Promise<OperatorProcess> {
+  const op = testOperator(opts);
   await op.start();
   return op.ready();
 }
-
-export { sleep };

@@ -1,0 +1,138 @@
+// Runs the real operator (dist/main.js) as a child process: used by integration tests and the demo.
+// Each instance gets free ports, its own log file, and is stopped by its owner (and, as a last
+// resort, by the harness's exit handlers) so no process outlives a test.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+import { eventually } from '../integration/helpers/eventually.js';
+import { freePorts } from './free-ports.js';
+import { ManagedProcess } from './managed-process.js';
+import { track } from './process-registry.js';
+
+export const MAIN_JS = resolve(process.cwd(), 'dist/main.js');
+
+export interface OperatorOptions {
+  kubeconfig: string;
+  /** Environment of the child (PATH, KUBECONFIG...). */
+  env: NodeJS.ProcessEnv;
+  /** Namespaces to watch: tests always scope their operators, so test files never disturb each other. */
+  namespaces: string[];
+  identity?: string;
+  /** Extra flags, e.g. ['--lease-duration', '4s']. */
+  args?: string[];
+  cwd?: string;
+  logLevel?: string;
+  mainJs?: string;
+}
+
+export class OperatorProcess {
+  private proc: ManagedProcess | undefined;
+  private untrack: (() => void) | undefined;
+  private readonly dir = mkdtempSync(join(tmpdir(), 'secondcron-op-'));
+  private starts = 0;
+  metricsPort = 0;
+  healthPort = 0;
+
+  constructor(readonly opts: OperatorOptions) {}
+
+  get identity(): string | undefined {
+    return this.opts.identity;
+  }
+
+  get pid(): number | undefined {
+    return this.proc?.pid;
+  }
+
+  get running(): boolean {
+    return this.proc?.running ?? false;
+  }
+
+  get logPath(): string {
+    return join(this.dir, `operator-${this.starts}.log`);
+  }
+
+  async start(): Promise<this> {
+    [this.metricsPort, this.healthPort] = (await freePorts(2)) as [number, number];
+    this.starts++;
+    const args = [
+      this.opts.mainJs ?? MAIN_JS,
+      '--kubeconfig', this.opts.kubeconfig,
+      ...(this.opts.namespaces.length ? ['--namespaces', this.opts.namespaces.join(',')] : []),
+      '--metrics-port', String(this.metricsPort),
+      '--health-port', String(this.healthPort),
+      '--log-level', this.opts.logLevel ?? 'debug',
+      ...(this.opts.identity ? ['--identity', this.opts.identity] : []),
+      ...(this.opts.args ?? []),
+    ];
+    const proc = new ManagedProcess({
+      name: `operator ${this.opts.identity ?? ''}`.trim(),
+      command: process.execPath,
+      args,
+      logPath: this.logPath,
+      env: this.opts.env,
+      cwd: this.opts.cwd,
+    });
+    this.proc = proc;
+    this.untrack = track({ name: proc.name, dispose: () => proc.stop(3_000), killNow: () => proc.killNow() });
+    return this;
+  }
+
+  /** Waits until /readyz answers 200 (caches synced). */
+  async ready(timeoutMs = 30_000): Promise<this> {
+    await eventually(
+      `operator ${this.opts.identity ?? ''} ready`,
+      async () => {
+        if (!this.running) throw new Error(`${this.proc?.describeExit()}\n${this.logs(20)}`);
+        const res = await fetch(`http://127.0.0.1:${this.healthPort}/readyz`).catch(() => undefined);
+        return res?.status === 200 ? true : undefined;
+      },
+      { timeoutMs },
+    );
+    return this;
+  }
+
+  async metrics(): Promise<string> {
+    const res = await fetch(`http://127.0.0.1:${this.metricsPort}/metrics`);
+    return res.text();
+  }
+
+  /** The value of one sample line, e.g. metric('secondcron_leader'), or undefined if absent. */
+  async metric(name: string, labels = ''): Promise<number | undefined> {
+    const text = await this.metrics();
+    const line = text.split('\n').find((l) => l.startsWith(labels ? `${name}{${labels}}` : `${name} `));
+    return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(' ') + 1));
+  }
+
+  logs(lines = 0): string {
+    let text = '';
+    for (let i = 1; i <= this.starts; i++) {
+      try {
+        text += readFileSync(join(this.dir, `operator-${i}.log`), 'utf8');
+      } catch {
+        // not started yet
+      }
+    }
+    return lines ? text.split('\n').slice(-lines).join('\n') : text;
+  }
+
+  /** Graceful stop (SIGTERM: release the Lease and exit). */
+  async stop(): Promise<void> {
+    await this.proc?.stop(10_000);
+    this.untrack?.();
+  }
+
+  /** SIGKILL: the process vanishes without releasing anything. */
+  async kill(): Promise<void> {
+    this.proc?.killNow();
+    await this.proc?.exited;
+    this.untrack?.();
+  }
+
+  /** Stops (if running) and removes the log directory; for t.after(). */
+  async dispose(): Promise<void> {
+    await this.stop();
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
