@@ -1,0 +1,89 @@
+// Static checks of grafana/alerts.yaml and of the promtool tests next to it. The rules' behaviour
+// is tested by `promtool test rules grafana/alerts.test.yaml` (run by the integration test, which
+// also loads the rules into a live Prometheus).
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { describe, test } from 'node:test';
+
+import { loadYaml } from '@kubernetes/client-node';
+
+import { grafanaPath, loadRules, ruleQueries } from '../../integration/helpers/prometheus-queries.js';
+import { scanPromQL } from './promql-selectors.js';
+
+const EXPECTED_ALERTS = [
+  'SecondCronNoLeader',
+  'SecondCronMultipleLeaders',
+  'SecondCronTriggerLatencyHigh',
+  'SecondCronCreateErrors',
+  'SecondCronMissedTriggers',
+  'SecondCronReplicaDown',
+];
+/** The documented convention: one exact matcher, so one substitution retargets the file. */
+const JOB_MATCHER = 'job="secondcron"';
+
+interface PromtoolTests {
+  rule_files: string[];
+  tests: {
+    name?: string;
+    alert_rule_test?: { alertname: string; eval_time: string; exp_alerts?: unknown[] }[];
+  }[];
+}
+
+const rules = loadRules();
+const alerts = rules.groups.flatMap((g) => g.rules).filter((r) => r.alert !== undefined);
+
+describe('grafana/alerts.yaml', () => {
+  test('defines exactly the expected alerts, each once', () => {
+    assert.deepEqual([...alerts.map((a) => a.alert)].sort(), [...EXPECTED_ALERTS].sort());
+  });
+
+  test('every alert has a severity, a summary, a description and a runbook', () => {
+    for (const a of alerts) {
+      assert.ok(['critical', 'warning'].includes(a.labels?.severity ?? ''), `${a.alert}: severity`);
+      for (const key of ['summary', 'description', 'runbook']) {
+        assert.ok((a.annotations?.[key] ?? '').trim().length > 10, `${a.alert}: annotation ${key}`);
+      }
+    }
+  });
+
+  test(`every selector carries ${JOB_MATCHER}, the documented job label convention`, () => {
+    let selectors = 0;
+    for (const q of ruleQueries(rules)) {
+      for (const s of scanPromQL(q.expr).selectors) {
+        selectors++;
+        const matchers = s.matchers.split(',').map((m) => m.trim());
+        assert.ok(matchers.includes(JOB_MATCHER), `${q.where}: ${s.metric}{${s.matchers}}`);
+      }
+    }
+    assert.ok(selectors >= alerts.length, 'the scanner sees the selectors');
+  });
+
+  test('the leader alerts wait long enough to ride out a handover seen with scrape skew', () => {
+    const forSeconds = (name: string): number => {
+      const f = alerts.find((a) => a.alert === name)?.for ?? '0s';
+      const m = /^(\d+)(s|m)$/.exec(f);
+      assert.ok(m, `${name}: for "${f}"`);
+      return Number(m[1]) * (m[2] === 'm' ? 60 : 1);
+    };
+    // Two scrape intervals of up to a minute: overlapping 1s during a handover must not page.
+    assert.ok(forSeconds('SecondCronMultipleLeaders') >= 120);
+    assert.ok(forSeconds('SecondCronNoLeader') >= 60);
+  });
+});
+
+describe('grafana/alerts.test.yaml', () => {
+  const file = loadYaml<PromtoolTests>(readFileSync(grafanaPath('alerts.test.yaml'), 'utf8'));
+
+  test('tests alerts.yaml', () => {
+    assert.deepEqual(file.rule_files, ['alerts.yaml']);
+  });
+
+  test('shows every alert both firing and not firing', () => {
+    const cases = file.tests.flatMap((t) => t.alert_rule_test ?? []);
+    for (const name of EXPECTED_ALERTS) {
+      const mine = cases.filter((c) => c.alertname === name);
+      assert.ok(mine.some((c) => (c.exp_alerts ?? []).length > 0), `${name} is tested firing`);
+      assert.ok(mine.some((c) => (c.exp_alerts ?? []).length === 0), `${name} is tested not firing`);
+    }
+  });
+});
