@@ -51,8 +51,8 @@ prometheus: ## install prometheus + promtool from Debian if missing (integration
 	apt_install || { $$sudo apt-get update && apt_install; }
 
 .PHONY: test-integration
-test-integration: build build-test binaries prometheus ## integration tests against a real local control plane
-	SECONDCRON_BIN_DIR=$(BIN_DIR) $(NODE) build/test/cluster/run-integration.js
+test-integration: build build-test binaries prometheus ## integration tests against a real local control plane (one file: TESTS=test/integration/smoke.test.ts)
+	SECONDCRON_BIN_DIR=$(BIN_DIR) $(NODE) build/test/cluster/run-integration.js $(TESTS)
 
 .PHONY: test
 test: test-unit test-integration ## everything CI runs

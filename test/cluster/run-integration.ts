@@ -1,0 +1,126 @@
+// `make test-integration`: starts ONE shared control plane, runs the integration tests against it
+// (one file at a time), stops it and exits with the tests' exit code.
+//
+//   node build/test/cluster/run-integration.js                       all of build/test/integration/
+//   node build/test/cluster/run-integration.js test/integration/smoke.test.ts   one file (.ts → build/…js)
+//   node build/test/cluster/run-integration.js --test-name-pattern=Job          flags go to node --test
+//
+// Tests find the cluster through SECONDCRON_TEST_KUBECONFIG (see test/integration/helpers/); a test
+// that needs a private cluster (e.g. to stop its apiserver) calls startCluster() itself.
+import { spawn } from 'node:child_process';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+import { startCluster } from './cluster.js';
+import { diesWithParent } from './parent-death.js';
+import { shutdownInProgress, track } from './process-registry.js';
+
+function repoRoot(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(join(dir, 'package.json'))) {
+    const parent = dirname(dir);
+    if (parent === dir) throw new Error('run-integration: cannot find the repository root (package.json)');
+    dir = parent;
+  }
+  return dir;
+}
+
+function findTestFiles(path: string): string[] {
+  if (statSync(path).isFile()) return [path];
+  return readdirSync(path, { withFileTypes: true })
+    .sort((a, b) => a.name.localeCompare(b.name))
+    .flatMap((entry) => {
+      const full = join(path, entry.name);
+      if (entry.isDirectory()) return findTestFiles(full);
+      return entry.name.endsWith('.test.js') ? [full] : [];
+    });
+}
+
+/** A source path (test/integration/x.test.ts) is mapped to its compiled file under build/. */
+function toBuildPath(root: string, arg: string): string {
+  const abs = resolve(arg);
+  const rel = relative(root, abs);
+  if (!rel.startsWith('build') && !rel.startsWith('..')) {
+    return join(root, 'build', rel.replace(/\.ts$/, '.js'));
+  }
+  return abs;
+}
+
+async function main(argv: string[]): Promise<number> {
+  const root = repoRoot();
+  const flags = argv.filter((a) => a.startsWith('--'));
+  const paths = argv.filter((a) => !a.startsWith('--'));
+  const targets = paths.length > 0 ? paths.map((p) => toBuildPath(root, p)) : [join(root, 'build', 'test', 'integration')];
+  const missing = targets.filter((t) => !existsSync(t));
+  if (missing.length > 0) {
+    process.stderr.write(`run-integration: not found: ${missing.join(', ')} (compile with \`npx tsc -p tsconfig.test.json\`)\n`);
+    return 2;
+  }
+  const files = targets.flatMap(findTestFiles);
+  if (files.length === 0) {
+    process.stderr.write(`run-integration: no *.test.js files in ${targets.join(', ')}\n`);
+    return 2;
+  }
+
+  process.stderr.write('[run-integration] starting the shared control plane…\n');
+  const cluster = await startCluster({ log: (m) => process.stderr.write(`[run-integration] ${m}\n`) });
+  process.stderr.write(
+    `[run-integration] control plane ready in ${(cluster.startupMs / 1000).toFixed(1)} s ` +
+      `(${Object.entries(cluster.timings).map(([k, v]) => `${k} ${v} ms`).join(', ')}); ` +
+      `kubeconfig ${cluster.kubeconfigPath}\n`,
+  );
+
+  try {
+    const env: NodeJS.ProcessEnv = {
+      ...cluster.env,
+      SECONDCRON_TEST_KUBECONFIG: cluster.kubeconfigPath,
+      // Private clusters started by tests resolve their binaries from here; keep the cache dir
+      // when the Makefile gave one (cluster.binDir disappears with the shared cluster).
+      SECONDCRON_BIN_DIR: process.env.SECONDCRON_BIN_DIR ?? cluster.binDir,
+    };
+    const hasTimeout = flags.some((f) => f.startsWith('--test-timeout'));
+    const args = [
+      '--test',
+      '--test-concurrency=1',
+      // A hung test must not hang CI: no single test may take longer than this.
+      ...(hasTimeout ? [] : ['--test-timeout=600000']),
+      ...flags,
+      ...files,
+    ];
+    // SIGTERM (not SIGKILL) if this runner dies hard, so node --test can still stop its test files.
+    const [command, argv] = diesWithParent(process.execPath, args, 'SIGTERM');
+    const child = spawn(command, argv, { env, stdio: 'inherit', cwd: root });
+    const exited = new Promise<number>((resolveExit) => {
+      child.once('exit', (code, signal) => resolveExit(code ?? (signal === 'SIGINT' ? 130 : 1)));
+      child.once('error', () => resolveExit(1));
+    });
+    const untrack = track({
+      name: 'node --test',
+      dispose: async () => {
+        child.kill('SIGTERM');
+        await exited;
+      },
+      killNow: () => {
+        child.kill('SIGKILL');
+      },
+    });
+    const code = await exited;
+    untrack();
+    return code;
+  } finally {
+    process.stderr.write('[run-integration] stopping the shared control plane…\n');
+    await cluster.stop();
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    // On SIGINT/SIGTERM the process registry finishes the cleanup and exits with 130/143.
+    if (!shutdownInProgress()) process.exit(code);
+  },
+  (err: unknown) => {
+    process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);
+    process.exit(1);
+  },
+);
