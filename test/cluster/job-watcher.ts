@@ -1,0 +1,121 @@
+// An independent observer of the Jobs secondcron creates: every ADDED Job with its slot (from the
+// scheduled-at annotation) and the moment its watch event arrived here. Used by HA tests, the demo
+// and the benchmark, so latency and duplicates are measured outside the operator's own metrics.
+import { KubeConfig, Watch } from '@kubernetes/client-node';
+
+export interface SeenJob {
+  namespace: string;
+  name: string;
+  uid: string;
+  /** The SecondCronJob (label value). */
+  owner: string;
+  slotMs: number;
+  arrivedMs: number;
+}
+
+interface WatchedJob {
+  metadata: {
+    name: string;
+    namespace: string;
+    uid: string;
+    resourceVersion: string;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+  };
+}
+
+export interface JobWatcherOptions {
+  kubeconfigPath: string;
+  /** Watch one namespace, or all. */
+  namespace?: string;
+  /** Extra label selector; the owner label is always required. */
+  labelSelector?: string;
+  /** Defaults to the label secondcron.io/secondcronjob and annotation secondcron.io/scheduled-at. */
+  ownerLabel?: string;
+  slotAnnotation?: string;
+  now?: () => number;
+}
+
+export class JobWatcher {
+  readonly seen: SeenJob[] = [];
+  private readonly uids = new Set<string>();
+  private abort: AbortController | undefined;
+  private stopped = false;
+  private resourceVersion = '';
+  private readonly watch: Watch;
+  /** Times the watch had to be resumed (network errors, apiserver restarts). */
+  reconnects = 0;
+
+  constructor(private readonly opts: JobWatcherOptions) {
+    const kc = new KubeConfig();
+    kc.loadFromFile(opts.kubeconfigPath);
+    this.watch = new Watch(kc);
+  }
+
+  /** Resolves once the watch is established (events after this moment are all seen). */
+  async start(): Promise<this> {
+    await this.connect();
+    return this;
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.abort?.abort();
+  }
+
+  /** Jobs per (owner, slot) seen more than once with different uids: duplicates. */
+  duplicates(): SeenJob[][] {
+    const bySlot = new Map<string, SeenJob[]>();
+    for (const j of this.seen) {
+      const key = `${j.namespace}/${j.owner}@${j.slotMs}`;
+      bySlot.set(key, [...(bySlot.get(key) ?? []), j]);
+    }
+    return [...bySlot.values()].filter((list) => list.length > 1);
+  }
+
+  slotsOf(owner: string): number[] {
+    return this.seen.filter((j) => j.owner === owner).map((j) => j.slotMs).sort((a, b) => a - b);
+  }
+
+  private async connect(): Promise<void> {
+    const ownerLabel = this.opts.ownerLabel ?? 'secondcron.io/secondcronjob';
+    const slotAnnotation = this.opts.slotAnnotation ?? 'secondcron.io/scheduled-at';
+    const now = this.opts.now ?? Date.now;
+    const path = this.opts.namespace ? `/apis/batch/v1/namespaces/${this.opts.namespace}/jobs` : '/apis/batch/v1/jobs';
+    const selector = [ownerLabel, this.opts.labelSelector].filter(Boolean).join(',');
+    this.abort = await this.watch.watch(
+      path,
+      { labelSelector: selector, allowWatchBookmarks: true, ...(this.resourceVersion ? { resourceVersion: this.resourceVersion } : {}) },
+      (type: string, obj: WatchedJob) => {
+        const arrivedMs = now();
+        if (type === 'ERROR') {
+          this.resourceVersion = ''; // 410 Gone: replay from a fresh list; uids dedupe the replay
+          return;
+        }
+        if (obj?.metadata?.resourceVersion) this.resourceVersion = obj.metadata.resourceVersion;
+        if (type !== 'ADDED' || this.uids.has(obj.metadata.uid)) return;
+        this.uids.add(obj.metadata.uid);
+        this.seen.push({
+          namespace: obj.metadata.namespace,
+          name: obj.metadata.name,
+          uid: obj.metadata.uid,
+          owner: obj.metadata.labels?.[ownerLabel] ?? '',
+          slotMs: Date.parse(obj.metadata.annotations?.[slotAnnotation] ?? ''),
+          arrivedMs,
+        });
+      },
+      () => {
+        if (this.stopped) return;
+        this.reconnects++;
+        // Resume from the last resourceVersion (the initial list replays as ADDED; uids dedupe it).
+        setTimeout(() => void this.connect().catch(() => this.retryLater()), 200);
+      },
+    );
+  }
+
+  private retryLater(): void {
+    if (this.stopped) return;
+    this.reconnects++;
+    setTimeout(() => void this.connect().catch(() => this.retryLater()), 500);
+  }
+}

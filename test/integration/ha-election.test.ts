@@ -1,0 +1,109 @@
+// Lease election against the real API server: one holder among three replicas, a real 409 race,
+// and followers that stay Ready.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+
+import { CoordinationV1Api, KubeConfig } from '@kubernetes/client-node';
+
+import { systemMonotonicClock, systemWallClock, createSystemTimers } from '../../src/clock/index.js';
+import { LeaderElector, LeaseConflictError } from '../../src/election/index.js';
+import { KubeLeaseStore } from '../../src/election/kube-lease-store.js';
+import { type TestNamespace, kubectlOk, testKubeconfig, uniqueNamespace } from './helpers/cluster-env.js';
+import { eventually } from './helpers/eventually.js';
+import { type OperatorProcess, testOperator } from './helpers/operator.js';
+
+const FAST = ['--lease-duration', '4s', '--renew-deadline', '3s', '--retry-period', '500ms'];
+
+let ns: TestNamespace;
+const ops: OperatorProcess[] = [];
+
+before(async () => {
+  await kubectlOk(['apply', '-f', 'config/crd/secondcronjobs.secondcron.io.yaml']);
+  ns = await uniqueNamespace('ha-election');
+});
+
+after(async () => {
+  await Promise.all(ops.map((o) => o.dispose()));
+  await ns?.cleanup();
+});
+
+function leaseApi(): CoordinationV1Api {
+  const kc = new KubeConfig();
+  kc.loadFromFile(testKubeconfig());
+  return kc.makeApiClient(CoordinationV1Api);
+}
+
+async function holder(name: string): Promise<string> {
+  return (await kubectlOk(['get', 'lease', name, '-n', ns.name, '-o', 'jsonpath={.spec.holderIdentity}'])).trim();
+}
+
+test('three replicas: exactly one holds the Lease, all three are Ready, secondcron_leader sums to 1', async () => {
+  for (let i = 0; i < 3; i++) {
+    ops.push(testOperator({ namespaces: [ns.name], identity: `replica-${i}`, args: [...FAST, '--leader-election-namespace', ns.name] }));
+  }
+  await Promise.all(ops.map((o) => o.start()));
+  await Promise.all(ops.map((o) => o.ready()));
+  const leader = await eventually('a Lease holder', async () => (await holder('secondcron-leader').catch(() => '')) || undefined);
+  assert.ok(['replica-0', 'replica-1', 'replica-2'].includes(leader), `holder ${leader}`);
+  await eventually('leader gauge settles', async () => {
+    const gauges = await Promise.all(ops.map((o) => o.metric('secondcron_leader')));
+    return gauges.reduce<number>((a, b) => a + (b ?? 0), 0) === 1 ? gauges : undefined;
+  }, { timeoutMs: 10_000 });
+  // Stays that way: renewals keep the same holder, followers never flip.
+  await new Promise((r) => setTimeout(r, 3_000));
+  assert.equal(await holder('secondcron-leader'), leader);
+  const gauges = await Promise.all(ops.map((o) => o.metric('secondcron_leader')));
+  assert.deepEqual(gauges.map((g, i) => (g === 1 ? `replica-${i}` : null)).filter(Boolean), [leader]);
+  for (const o of ops) {
+    const ready = await fetch(`http://127.0.0.1:${o.healthPort}/readyz`);
+    const healthy = await fetch(`http://127.0.0.1:${o.healthPort}/healthz`);
+    assert.equal(ready.status, 200, `${o.identity} ready`);
+    assert.equal(healthy.status, 200, `${o.identity} healthy`);
+  }
+});
+
+test('a real optimistic-concurrency race: the second write with the same resourceVersion gets 409', async () => {
+  const api = leaseApi();
+  const a = new KubeLeaseStore({ api, namespace: ns.name, name: 'race' });
+  const b = new KubeLeaseStore({ api, namespace: ns.name, name: 'race' });
+  const signal = AbortSignal.timeout(10_000);
+  const record = (holderIdentity: string) => ({ holderIdentity, leaseDurationSeconds: 4, acquireTimeMs: Date.now(), renewTimeMs: Date.now(), leaseTransitions: 0 });
+  await a.create(record('a'), signal);
+  await assert.rejects(b.create(record('b'), signal), LeaseConflictError, 'second create: AlreadyExists');
+  const seenByA = await a.get(signal);
+  const seenByB = await b.get(signal);
+  assert.ok(seenByA && seenByB && seenByA.resourceVersion === seenByB.resourceVersion);
+  await a.update(record('a'), seenByA.resourceVersion, signal);
+  await assert.rejects(b.update(record('b'), seenByB.resourceVersion, signal), LeaseConflictError);
+  assert.equal(await holder('race'), 'a');
+});
+
+test('two electors started in the same tick on an absent Lease: exactly one leads', async () => {
+  const api = leaseApi();
+  const timers = createSystemTimers({ unref: true });
+  const electors = ['left', 'right'].map(
+    (identity) =>
+      new LeaderElector({
+        identity,
+        store: new KubeLeaseStore({ api, namespace: ns.name, name: 'duel' }),
+        monotonic: systemMonotonicClock,
+        wall: systemWallClock,
+        timers,
+        random: Math.random,
+        leaseDurationMs: 4_000,
+        renewDeadlineMs: 3_000,
+        retryPeriodMs: 500,
+      }),
+  );
+  try {
+    for (const e of electors) e.start();
+    await eventually('one leader', async () => (electors.some((e) => e.isLeader()) ? true : undefined), { timeoutMs: 10_000 });
+    await new Promise((r) => setTimeout(r, 2_000));
+    assert.equal(electors.filter((e) => e.isLeader()).length, 1);
+    const winner = electors.find((e) => e.isLeader());
+    assert.equal(await holder('duel'), winner?.identity);
+  } finally {
+    await Promise.all(electors.map((e) => e.release()));
+  }
+  assert.equal(await holder('duel'), '', 'release leaves an empty holder');
+});
