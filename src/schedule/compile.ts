@@ -1,0 +1,60 @@
+import type { CompileResult, ScheduleSpec } from './types.js';
+import { parseCron } from './cron-expression.js';
+import { CronWallMatcher } from './cron-wall-matcher.js';
+import { CronSlotSource, HORIZON_YEARS } from './cron-slot-source.js';
+import { IntervalSlotSource } from './interval-slot-source.js';
+import { UTC_ZONE, isKnownTimeZone, zoneOffsetsFor } from './zone-offsets.js';
+
+/**
+ * Turns a spec into a slot source, or into a message for the user (Ready=False condition and Event).
+ * The CRD schema already rejects most malformed specs; the checks are repeated because a resource may
+ * predate the schema or come from elsewhere, and a bad spec must never crash the operator.
+ *
+ * anchorMs: the resource's creationTimestamp (interval anchor). nowMs: only used to check that the
+ * schedule fires at all within the next HORIZON_YEARS.
+ */
+export function compileSchedule(spec: ScheduleSpec, anchorMs: number, nowMs: number): CompileResult {
+  const hasSchedule = spec.schedule !== undefined && spec.schedule !== null;
+  const hasInterval = spec.intervalSeconds !== undefined && spec.intervalSeconds !== null;
+  const hasTimeZone = spec.timeZone !== undefined && spec.timeZone !== null && spec.timeZone !== '';
+
+  if (hasSchedule && hasInterval) return invalid('set either schedule or intervalSeconds, not both');
+  if (!hasSchedule && !hasInterval) return invalid('set one of schedule or intervalSeconds');
+
+  if (hasInterval) {
+    const seconds = spec.intervalSeconds as number;
+    if (hasTimeZone) return invalid('timeZone applies to schedule only, not to intervalSeconds');
+    if (typeof seconds !== 'number' || !Number.isSafeInteger(seconds) || seconds < 1) {
+      return invalid(`intervalSeconds must be a whole number of at least 1, got ${String(seconds)}`);
+    }
+    if (!Number.isFinite(anchorMs)) return invalid('intervalSeconds needs a valid creationTimestamp as its anchor');
+    return {
+      ok: true,
+      source: new IntervalSlotSource(anchorMs, seconds),
+      describe: `every ${seconds}s from ${new Date(anchorMs).toISOString()}`,
+    };
+  }
+
+  const expression = spec.schedule as string;
+  if (typeof expression !== 'string') return invalid('schedule must be a string');
+  const timeZone = hasTimeZone ? (spec.timeZone as string) : 'UTC';
+  if (typeof timeZone !== 'string' || !isKnownTimeZone(timeZone)) {
+    return { ok: false, reason: 'UnknownTimeZone', message: `unknown time zone ${JSON.stringify(timeZone)}` };
+  }
+  const parsed = parseCron(expression);
+  if (!parsed.ok) return invalid(parsed.message);
+
+  const zone = hasTimeZone ? zoneOffsetsFor(timeZone) : UTC_ZONE;
+  const source = new CronSlotSource(new CronWallMatcher(parsed.fields), zone, parsed.fields.wallClockWildcard);
+  if (source.next(nowMs) === null) {
+    return invalid(
+      `schedule ${JSON.stringify(expression)}: never fires (no matching time within ${HORIZON_YEARS} years)`,
+    );
+  }
+  const expanded = parsed.fields.normalized === expression.trim() ? '' : ` (${parsed.fields.normalized})`;
+  return { ok: true, source, describe: `cron ${JSON.stringify(expression)}${expanded} in ${timeZone}` };
+}
+
+function invalid(message: string): CompileResult {
+  return { ok: false, reason: 'InvalidSchedule', message };
+}

@@ -1,0 +1,127 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { IANAZone } from 'luxon';
+import { parseCron, type CronFields } from '../../../src/schedule/cron-expression.js';
+import { iso, ms, pick, seededRandom, slotsBetween, source } from './helpers.js';
+
+/**
+ * A brute-force reference: every second of the window, luxon's offset, Date's calendar, and the DST
+ * rule stated directly ("a wall time seen before is not run again by a fixed schedule"; "a fixed
+ * wall time the clock jumps over runs at the jump"). It shares only the parser with the real code.
+ */
+function referenceSlots(fields: CronFields, zoneName: string, fromMs: number, untilMs: number): number[] {
+  const zone = IANAZone.create(zoneName);
+  const minuteOffsets = new Map<number, number>();
+  const rawOffset = (t: number): number => Math.round(zone.offset(t) * 60_000);
+  // luxon per second would take too long; offsets are read per minute and per second only in a
+  // minute whose two ends disagree.
+  const minuteOffset = (minute: number): number => {
+    let offset = minuteOffsets.get(minute);
+    if (offset === undefined) {
+      offset = rawOffset(minute);
+      minuteOffsets.set(minute, offset);
+    }
+    return offset;
+  };
+  const offsetAt = (t: number): number => {
+    const minute = Math.floor(t / 60_000) * 60_000;
+    const start = minuteOffset(minute);
+    return start === minuteOffset(minute + 60_000) ? start : rawOffset(t);
+  };
+  const distinctOffsets = new Set<number>();
+  for (let t = fromMs - 2 * 86_400_000; t <= untilMs + 86_400_000; t += 1_800_000) distinctOffsets.add(rawOffset(t));
+
+  const matchesWall = (wall: number): boolean => {
+    const d = new Date(wall);
+    if (!fields.seconds[d.getUTCSeconds()] || !fields.minutes[d.getUTCMinutes()] || !fields.hours[d.getUTCHours()]) {
+      return false;
+    }
+    if (!fields.months[d.getUTCMonth() + 1]) return false;
+    const lastDay = new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 0)).getUTCDate();
+    const domHit = fields.daysOfMonth[d.getUTCDate()] === true || (fields.lastDayOfMonth && d.getUTCDate() === lastDay);
+    const dowHit = fields.daysOfWeek[d.getUTCDay()] === true;
+    return fields.dayOfMonthStar || fields.dayOfWeekStar ? domHit && dowHit : domHit || dowHit;
+  };
+  const fixedTime = !fields.wallClockWildcard;
+  const seenBefore = (instant: number, wall: number): boolean => {
+    for (const o of distinctOffsets) {
+      const earlier = wall - o;
+      if (earlier < instant && offsetAt(earlier) === o) return true;
+    }
+    return false;
+  };
+
+  const slots: number[] = [];
+  const first = Math.floor(fromMs / 1000) * 1000 + 1000;
+  for (let t = first; t <= untilMs; t += 1000) {
+    const offset = offsetAt(t);
+    const wall = t + offset;
+    let slot = matchesWall(wall) && !(fixedTime && seenBefore(t, wall));
+    const previousOffset = offsetAt(t - 1000);
+    if (!slot && fixedTime && offset > previousOffset) {
+      // The clock jumped from wall(t - 1 s) straight to wall(t): the skipped wall times run now.
+      for (let skipped = t + previousOffset; skipped < wall; skipped += 1000) {
+        if (matchesWall(skipped)) {
+          slot = true;
+          break;
+        }
+      }
+    }
+    if (slot) slots.push(t);
+  }
+  return slots;
+}
+
+function randomExpression(random: () => number): string {
+  return [
+    pick(random, ['0', '*', '*/15', '5,35', '0-10/5', '30', '*/7']),
+    pick(random, ['*', '*/30', '0', '30', '15-45/15', '0,30', '*/7', '59', '0-59']),
+    pick(random, ['*', '2', '1-3', '*/2', '0', '2,3', '23', '3', '0-23', '*/5']),
+    pick(random, ['*', '?', '*', 'L', '1-31', '*/2', '1,15,L']),
+    pick(random, ['*', '*', '1-12', 'JAN-DEC']),
+    pick(random, ['*', '?', '*', 'MON-FRI', 'SUN', '0-6', 'SAT,SUN']),
+  ].join(' ');
+}
+
+// Windows of ±20 h around 2026 transitions, plus zones without DST.
+const WINDOWS: ReadonlyArray<[string, string]> = [
+  ['Europe/Berlin', '2026-03-29T01:00:00Z'],
+  ['Europe/Berlin', '2026-10-25T01:00:00Z'],
+  ['America/New_York', '2026-11-01T06:00:00Z'],
+  ['America/New_York', '2026-03-08T07:00:00Z'],
+  ['Australia/Lord_Howe', '2026-04-04T15:00:00Z'],
+  ['Australia/Lord_Howe', '2026-10-03T15:30:00Z'],
+  ['America/Santiago', '2026-09-06T04:00:00Z'],
+  ['America/Santiago', '2026-04-05T03:00:00Z'],
+  ['Pacific/Chatham', '2026-04-04T14:00:00Z'],
+  ['Asia/Kolkata', '2026-02-28T18:30:00Z'],
+  ['UTC', '2028-02-29T00:00:00Z'],
+];
+
+/** Edge cases picked by hand: fixed every-second (the whole repeated hour is skipped), seconds inside a gap. */
+const PINNED: readonly string[] = ['* 0-59 0-23 * * *', '*/10 0-59 2 * * *', '0 30 2 * * *', '@daily', '* */30 * * * *'];
+
+describe('property: next() agrees with a second-by-second reference', () => {
+  const random = seededRandom(20_261_202);
+  for (const [zone, around] of WINDOWS) {
+    const expressions = [randomExpression(random), randomExpression(random)];
+    if (zone === 'Europe/Berlin' || zone === 'Australia/Lord_Howe') expressions.push(...PINNED);
+    for (const expression of expressions) {
+      it(`${expression} in ${zone} around ${around}`, () => {
+        const parsed = parseCron(expression);
+        assert.ok(parsed.ok);
+        const from = ms(around) - 20 * 3_600_000 + Math.floor(random() * 600) * 1000 + 500;
+        const until = ms(around) + 20 * 3_600_000;
+        const expected = referenceSlots(parsed.fields, zone, from, until);
+        const actual = slotsBetween(source({ schedule: expression, timeZone: zone }, around), from, until);
+        if (actual.length !== expected.length || actual.some((s, i) => s !== expected[i])) {
+          const i = actual.findIndex((s, k) => s !== expected[k]);
+          assert.fail(
+            `${actual.length} slots vs ${expected.length} expected; first difference at #${i}: ` +
+              `${iso(actual[i] ?? null)} vs ${iso(expected[i] ?? null)}`,
+          );
+        }
+      });
+    }
+  }
+});
