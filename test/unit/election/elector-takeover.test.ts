@@ -1,0 +1,111 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { WallClock } from '../../../src/clock/clock.js';
+import { Cluster } from './harness.js';
+import type { Replica } from './harness.js';
+
+const LEASE = 15_000;
+const RETRY = 2_000;
+const TEN_YEARS_MS = 10 * 365 * 24 * 3600 * 1000;
+
+/** Index in the store log of `client`'s last successful write. */
+function lastWriteIndex(c: Cluster, client: string): number {
+  return c.store.log.findLastIndex((e) => e.client === client && e.op !== 'get' && e.result === 'ok');
+}
+
+/**
+ * Leader `a` runs with a wall clock `skewMs` off; follower `b` runs on a monotonic clock with a
+ * different origin. `a` crashes (stop, no release). Returns when `b` took over and the instant
+ * `b` first saw `a`'s last write.
+ */
+async function crashLeaderWithSkewedClock(skewMs: number): Promise<{
+  c: Cluster;
+  a: Replica;
+  b: Replica;
+  firstSeenLastWriteAt: number;
+  takeoverAt: number;
+}> {
+  const c = new Cluster();
+  const skewedWall: WallClock = { nowMs: () => c.clock.wall.nowMs() + skewMs };
+  const a = c.replica('a', { wall: skewedWall });
+  const b = c.replica('b', { monotonic: { nowMs: () => c.clock.mono.nowMs() + 123_456_789 } });
+  a.elector.start();
+  await c.run(1);
+  b.elector.start();
+
+  // While the leader renews, the follower never takes over, however odd the timestamps look.
+  await c.run(60_000, () => assert.equal(b.elector.isLeader(), false));
+  assert.equal(a.elector.getState(), 'Leader');
+  assert.equal(b.elector.getLeader(), 'a');
+  const renewTime = c.store.current()?.record.renewTimeMs ?? 0;
+  assert.ok(Math.abs(renewTime - c.clock.wall.nowMs() - skewMs) <= RETRY, 'renewTime carries the skew');
+
+  await c.run(700); // crash at an instant unrelated to the retry grid
+  const writesBeforeStop = c.store.writes().length;
+  a.elector.stop();
+  assert.equal(c.store.writes().length, writesBeforeStop, 'stop() does not touch the Lease');
+  assert.equal(a.of('stopped').length, 1);
+
+  const lastWrite = lastWriteIndex(c, 'a');
+  const firstSeen = c.store.log.find((e, i) => i > lastWrite && e.client === 'b' && e.op === 'get');
+  await c.runUntil(() => b.elector.isLeader(), 3 * LEASE);
+  assert.ok(firstSeen);
+  const takeover = b.of('started')[0];
+  assert.ok(takeover);
+  return { c, a, b, firstSeenLastWriteAt: firstSeen.atMs, takeoverAt: takeover.atMs };
+}
+
+describe('LeaderElector: takeover after a leader dies', () => {
+  for (const [label, skewMs] of [
+    ['ten years in the past', -TEN_YEARS_MS],
+    ['ten years in the future', TEN_YEARS_MS],
+  ] as const) {
+    it(`ignores remote timestamps: leader wall clock ${label}, takeover after leaseDuration on the follower's own clock`, async () => {
+      const { c, b, firstSeenLastWriteAt, takeoverAt } = await crashLeaderWithSkewedClock(skewMs);
+      // The follower waits leaseDuration from when IT saw the last change, then takes over at
+      // its next retry (attempts are retryPeriod apart, so that is leaseDuration + 1 s here).
+      assert.ok(takeoverAt - firstSeenLastWriteAt >= LEASE);
+      assert.equal(takeoverAt, firstSeenLastWriteAt + LEASE + 1_000);
+      const lease = c.store.current();
+      assert.equal(lease?.record.holderIdentity, 'b');
+      assert.equal(lease?.record.leaseTransitions, 1);
+      assert.equal(lease?.record.acquireTimeMs, lease?.record.renewTimeMs, 'new holder sets acquireTime');
+      assert.deepEqual(
+        b.of('newLeader').map((e) => e.detail),
+        ['a', 'b'],
+      );
+      assert.equal(b.elector.counters().leaderChangesObserved, 1);
+    });
+  }
+
+  it('a follower that starts late still waits a full leaseDuration from its first observation', async () => {
+    const c = new Cluster();
+    // A Lease left behind by a process that is gone; its renewTime says "just now" in wall time.
+    c.store.put({
+      holderIdentity: 'ghost',
+      leaseDurationSeconds: 15,
+      acquireTimeMs: c.clock.wall.nowMs(),
+      renewTimeMs: c.clock.wall.nowMs(),
+      leaseTransitions: 3,
+    });
+    await c.run(60_000); // long past any expiry in wall time
+    const b = c.replica('b');
+    const startedAt = c.now();
+    b.elector.start();
+    const waited = await c.runUntil(() => b.elector.isLeader(), 3 * LEASE);
+    const firstGet = c.store.log.find((e) => e.client === 'b');
+    assert.equal(firstGet?.atMs, startedAt + 1);
+    // Attempts at +1, +2001, …: the first one at least 15 s after the first observation is +16001.
+    assert.equal(waited, 16_001);
+    assert.equal(c.store.current()?.record.leaseTransitions, 4);
+  });
+
+  it('uses the leaseDurationSeconds written in the record, not its own setting', async () => {
+    const c = new Cluster();
+    c.store.put({ holderIdentity: 'ghost', leaseDurationSeconds: 40, acquireTimeMs: 0, renewTimeMs: 0, leaseTransitions: 0 });
+    const b = c.replica('b');
+    b.elector.start();
+    const waited = await c.runUntil(() => b.elector.isLeader(), 100_000);
+    assert.equal(waited, 40_001);
+  });
+});
