@@ -60,6 +60,7 @@ export class Controller {
   private readonly compiled = new Map<string, Compiled>();
   private readonly badTemplate = new Map<string, { generation: number | undefined; message: string }>();
   private readonly templateChecked = new Map<string, number | undefined>();
+  private readonly templateJudged = new Map<string, number | undefined>(); // generation with a dry-run verdict
   private readonly lastScheduled = new Map<string, number>();
   private readonly busy = new Set<string>(); // finalizing or adding a finalizer
   private readonly deleting = new Set<string>(); // job uids being deleted
@@ -83,6 +84,7 @@ export class Controller {
     this.compiled.delete(key);
     this.badTemplate.delete(key);
     this.templateChecked.delete(key);
+    this.templateJudged.delete(key);
     this.lastScheduled.delete(key);
     this.statusWriter?.forget(key);
   }
@@ -276,11 +278,21 @@ export class Controller {
   private checkTemplate(key: string, scj: SecondCronJob): void {
     if (this.templateChecked.has(key) && this.templateChecked.get(key) === scj.metadata.generation) return;
     this.templateChecked.set(key, scj.metadata.generation);
+    // A previous leader already judged this generation: its Ready condition is the verdict. This keeps
+    // a failover (or a restart with thousands of resources) from re-running every dry run.
+    const ready = scj.status?.conditions?.find((c) => c.type === 'Ready');
+    if (ready?.observedGeneration !== undefined && ready.observedGeneration === scj.metadata.generation) {
+      this.templateJudged.set(key, scj.metadata.generation);
+      if (ready.reason === 'InvalidJobTemplate') this.badTemplate.set(key, { generation: scj.metadata.generation, message: ready.message });
+      return;
+    }
     const job = buildJob(scj, Math.floor(this.d.wall.nowMs() / 1000) * 1000);
     this.d.rest
       .request({ verb: 'create', path: jobsPath(scj.metadata.namespace), query: { dryRun: 'All' }, body: job, timeoutMs: 10_000 })
       .then(() => {
-        if (this.badTemplate.delete(key)) this.statusWriter?.markDirty(key);
+        this.templateJudged.set(key, scj.metadata.generation);
+        this.badTemplate.delete(key);
+        this.statusWriter?.markDirty(key);
       })
       .catch((err: unknown) => {
         if (!(err instanceof ApiError) || err.status < 400 || err.status >= 500 || err.status === 409) {
@@ -289,6 +301,7 @@ export class Controller {
         }
         const message = `jobTemplate rejected by the API server: ${err.serverMessage ?? err.message}`;
         this.badTemplate.set(key, { generation: scj.metadata.generation, message });
+        this.templateJudged.set(key, scj.metadata.generation);
         this.d.events.record(scj, 'Warning', 'InvalidJobTemplate', message);
         this.statusWriter?.markDirty(key);
       });
@@ -338,9 +351,18 @@ export class Controller {
         nextSlotMs: this.d.scheduler.nextSlot(key),
         lastScheduledMs: this.lastScheduled.get(key),
         ready: this.readyState(key, scj),
+        readyGeneration: this.readyGeneration(key, scj),
         nowMs: this.d.wall.nowMs(),
       }),
     };
+  }
+
+  /** An invalid schedule is a complete verdict; a valid one needs the Job template judged too. */
+  private readyGeneration(key: string, scj: SecondCronJob): number | undefined {
+    const generation = scj.metadata.generation;
+    const compiled = this.compiled.get(key)?.result;
+    if ((compiled && !compiled.ok) || this.templateJudged.get(key) === generation) return generation;
+    return scj.status?.conditions?.find((c) => c.type === 'Ready')?.observedGeneration;
   }
 
   private readyState(key: string, scj: SecondCronJob): ReadyState {

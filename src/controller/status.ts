@@ -16,6 +16,8 @@ export interface StatusInputs {
   /** Slots this leader created or found already created, not yet visible in the Job cache. */
   lastScheduledMs: number | undefined;
   ready: ReadyState;
+  /** The generation the Ready verdict is complete for (schedule and Job template both judged). */
+  readyGeneration: number | undefined;
   nowMs: number;
 }
 
@@ -34,7 +36,7 @@ export function desiredStatus(inp: StatusInputs): SecondCronJobStatus {
     observedGeneration: inp.scj.metadata.generation,
     activeCount: active.length,
     active,
-    conditions: mergeCondition(prev.conditions ?? [], { type: 'Ready', ...inp.ready }, inp.scj.metadata.generation, inp.nowMs),
+    conditions: mergeCondition(prev.conditions ?? [], { type: 'Ready', ...inp.ready }, inp.readyGeneration, inp.nowMs),
   };
   if (lastSchedule) status.lastScheduleTime = lastSchedule;
   if (lastSuccess) status.lastSuccessfulTime = lastSuccess;
