@@ -128,6 +128,7 @@ async function main(): Promise<void> {
         ...reflectorBase,
         name: `secondcronjobs${ns ? '/' + ns : ''}`,
         path: collectionPath(ns),
+        onFailure: () => metrics.watchRestarts.inc({ resource: 'secondcronjobs' }),
         handler: {
           added: (o) => controller.scjChanged(o),
           updated: (_old, o) => controller.scjChanged(o),
@@ -142,6 +143,7 @@ async function main(): Promise<void> {
         name: `jobs${ns ? '/' + ns : ''}`,
         path: jobsPath(ns),
         labelSelector: LABEL_OWNER,
+        onFailure: () => metrics.watchRestarts.inc({ resource: 'jobs' }),
         handler: {
           added: (o) => controller.jobChanged(undefined, o),
           updated: (old, o) => controller.jobChanged(old, o),

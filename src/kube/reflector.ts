@@ -33,6 +33,8 @@ export interface ReflectorOptions<T extends KubeObject> {
   /** Restart everything if neither events, bookmarks nor reconnects happened for this long. */
   watchdogMs?: number;
   pageSize?: number;
+  /** Called each time list/watch fails and the reflector backs off (for metrics). */
+  onFailure?: () => void;
 }
 
 const ERROR_BACKOFF = { initialMs: 500, maxMs: 30_000 };
@@ -121,6 +123,7 @@ export class Reflector<T extends KubeObject> {
           this.resourceVersion = '';
           continue;
         }
+        this.opts.onFailure?.();
         const delay = backoffDelayMs(ERROR_BACKOFF, failures++, this.opts.random);
         this.opts.log.warn('list/watch failed; retrying', { reflector: this.opts.name, err, retryInMs: Math.round(delay) });
         await this.sleep(delay);

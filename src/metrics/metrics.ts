@@ -94,6 +94,7 @@ export class Metrics {
     for (const r of ['created', 'already_exists', 'error'] as const) this.jobsCreated.inc({ result: r }, 0);
     for (const r of ['deadline', 'forbid', 'not_leader', 'late', 'error'] as const) this.triggersMissed.inc({ reason: r }, 0);
     for (const d of ['started', 'stopped'] as const) this.leaderTransitions.inc({ direction: d }, 0);
+    for (const r of ['secondcronjobs', 'jobs'] as const) this.watchRestarts.inc({ resource: r }, 0);
     this.leader.set(0);
   }
 }
