@@ -1,6 +1,7 @@
 // The missed-slot rule (CronJob v2): after downtime or a failover only the most recent missed slot
 // may run, and only within startingDeadlineSeconds; never a burst of backfill.
-import { type SlotSource, latestSlotAtOrBefore } from '../schedule/index.js';
+import type { SlotSource } from '../schedule/index.js';
+import { catchUp } from '../scheduler/index.js';
 
 export interface MissedSlots {
   /** The most recent slot that fell due while nobody scheduled it. */
@@ -9,13 +10,13 @@ export interface MissedSlots {
   olderCount: number;
 }
 
+// Beyond this many, the older slots are counted by extrapolation (exact for intervals).
 const COUNT_CAP = 100_000;
 
 /** Slots s with lastKnownMs < s <= nowMs, summarised; null if none fell due. */
 export function findMissedSlots(source: SlotSource, lastKnownMs: number, nowMs: number): MissedSlots | null {
-  const latest = latestSlotAtOrBefore(source, nowMs, lastKnownMs);
-  if (latest === null) return null;
-  let olderCount = 0;
-  for (let s = source.next(lastKnownMs); s !== null && s < latest && olderCount < COUNT_CAP; s = source.next(s)) olderCount++;
-  return { latestMs: latest, olderCount };
+  const first = source.next(lastKnownMs);
+  if (first === null || first > nowMs) return null;
+  const c = catchUp(source, first, nowMs, COUNT_CAP);
+  return { latestMs: c.slotMs, olderCount: c.skipped };
 }

@@ -1,3 +1,4 @@
+import { latestSlotAtOrBefore } from '../schedule/latest-slot.js';
 import type { SlotSource } from './slot-source.js';
 
 /** Result of catching an entry up to "now" after a late wake-up. */
@@ -33,7 +34,8 @@ export function catchUp(source: SlotSource, firstDueMs: number, nowMs: number, m
     const next = nextSlotAfter(source, latest);
     if (next === null || next > nowMs) return { slotMs: latest, skipped, skippedIsEstimate: false };
     if (skipped >= maxSteps) {
-      const last = latestSlotAtOrBefore(source, latest, nowMs);
+      // next(latest) <= nowMs, so a slot exists in (latest, nowMs].
+      const last = latestSlotAtOrBefore(source, nowMs, latest) as number;
       // Slots firstDue..next span skipped+1 gaps.
       const meanGapMs = (next - firstDueMs) / (skipped + 1);
       const beyond = Math.round((last - next) / meanGapMs);
@@ -42,26 +44,4 @@ export function catchUp(source: SlotSource, firstDueMs: number, nowMs: number, m
     latest = next;
     skipped++;
   }
-}
-
-/**
- * Latest slot <= nowMs, given `fromMs` with next(fromMs) <= nowMs. next() is non-decreasing in its
- * argument, so "next(t) <= now" holds up to some t and fails after: bisect on whole milliseconds.
- * With whole-millisecond slots the result is exact.
- */
-function latestSlotAtOrBefore(source: SlotSource, fromMs: number, nowMs: number): number {
-  const dueAfter = (t: number): boolean => {
-    const s = nextSlotAfter(source, t);
-    return s !== null && s <= nowMs;
-  };
-  let lo = fromMs; // dueAfter(lo) holds
-  let hi = Math.floor(nowMs);
-  if (hi <= lo) return nextSlotAfter(source, lo) as number;
-  if (dueAfter(hi)) return nextSlotAfter(source, hi) as number; // only with sub-ms slots
-  while (hi - lo > 1) {
-    const mid = Math.floor((lo + hi) / 2);
-    if (dueAfter(mid)) lo = mid;
-    else hi = mid;
-  }
-  return nextSlotAfter(source, lo) as number;
 }
