@@ -1,0 +1,30 @@
+# syntax=docker/dockerfile:1
+# secondcron operator image: compiled in a build stage with dev dependencies, shipped with production
+# dependencies only. test/integration/docker-runtime.test.ts rebuilds the runtime stage's contents
+# without Docker (it interprets the COPY/RUN lines below) and runs the operator from them; keep to
+# the instructions it understands (FROM, ARG, ENV, WORKDIR, COPY, RUN npm ci…/npx tsc…, USER,
+# EXPOSE, ENTRYPOINT) or teach it the new one.
+ARG NODE_IMAGE=node:20-bookworm-slim
+
+FROM ${NODE_IMAGE} AS build
+WORKDIR /app
+# Dependencies first: this layer is reused until the lockfile changes.
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund --ignore-scripts
+COPY tsconfig.base.json tsconfig.json ./
+COPY src ./src
+RUN npx tsc -p tsconfig.json
+
+FROM ${NODE_IMAGE} AS runtime
+ENV NODE_ENV=production
+WORKDIR /app
+# No dependency needs an install script; --ignore-scripts keeps it that way.
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --no-audit --no-fund --ignore-scripts && npm cache clean --force
+COPY --from=build /app/dist ./dist
+# The distroless "nonroot" uid; the Helm chart runs the pod with the same runAsUser.
+USER 65532:65532
+EXPOSE 8080 8081
+# node itself is PID 1 (not npm, not a shell): SIGTERM reaches the operator, which releases its
+# Lease and exits.
+ENTRYPOINT ["node", "dist/main.js"]

@@ -1,0 +1,89 @@
+{{/* Names are truncated to 63 characters: some Kubernetes name fields are DNS labels. */}}
+{{- define "secondcron.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{- define "secondcron.fullname" -}}
+{{- if .Values.fullnameOverride }}
+{{- .Values.fullnameOverride | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- $name := default .Chart.Name .Values.nameOverride }}
+{{- if contains $name .Release.Name }}
+{{- .Release.Name | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- printf "%s-%s" .Release.Name $name | trunc 63 | trimSuffix "-" }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{- define "secondcron.chart" -}}
+{{- printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{- define "secondcron.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "secondcron.name" . | quote }}
+app.kubernetes.io/instance: {{ .Release.Name | quote }}
+{{- end }}
+
+{{- define "secondcron.labels" -}}
+helm.sh/chart: {{ include "secondcron.chart" . | quote }}
+{{ include "secondcron.selectorLabels" . }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+app.kubernetes.io/component: operator
+{{- end }}
+
+{{- define "secondcron.serviceAccountName" -}}
+{{- if .Values.serviceAccount.create }}
+{{- default (include "secondcron.fullname" .) .Values.serviceAccount.name }}
+{{- else }}
+{{- required "serviceAccount.name is required when serviceAccount.create is false" .Values.serviceAccount.name }}
+{{- end }}
+{{- end }}
+
+{{- define "secondcron.image" -}}
+{{- if .Values.image.digest }}
+{{- printf "%s@%s" .Values.image.repository .Values.image.digest }}
+{{- else }}
+{{- printf "%s:%s" .Values.image.repository (default .Chart.AppVersion .Values.image.tag) }}
+{{- end }}
+{{- end }}
+
+{{/*
+A duration value ("15s", "1500ms", "2m", "1h", or a bare number of seconds, the operator's
+syntax) in milliseconds, for the cross-field checks in validate.yaml. The schema already
+guarantees the syntax.
+*/}}
+{{- define "secondcron.durationMs" -}}
+{{- $v := toString . }}
+{{- $num := regexFind "^[0-9]+(\\.[0-9]+)?" $v }}
+{{- $unit := trimPrefix $num $v }}
+{{- $factor := get (dict "ms" 1 "s" 1000 "" 1000 "m" 60000 "h" 3600000) $unit }}
+{{- mulf (float64 $num) $factor }}
+{{- end }}
+
+{{/*
+The operator's permissions on the objects it schedules, shared by the ClusterRole (all namespaces)
+and the per-namespace Roles (watchNamespaces). It reads and updates SecondCronJobs (finalizer via
+patch, status via the subresource), creates and prunes the Jobs it owns (a server-side dry run is a
+create too), and records Events. Nothing else: no pods, no secrets, no CRDs.
+*/}}
+{{- define "secondcron.operatorRules" -}}
+- apiGroups: ["secondcron.io"]
+  resources: ["secondcronjobs"]
+  verbs: ["get", "list", "watch", "patch", "update"]
+- apiGroups: ["secondcron.io"]
+  resources: ["secondcronjobs/status"]
+  verbs: ["get", "patch", "update"]
+# Setting a controller ownerReference with blockOwnerDeletion on a Job needs this where the
+# OwnerReferencesPermissionEnforcement admission plugin is on.
+- apiGroups: ["secondcron.io"]
+  resources: ["secondcronjobs/finalizers"]
+  verbs: ["update"]
+- apiGroups: ["batch"]
+  resources: ["jobs"]
+  verbs: ["get", "list", "watch", "create", "delete", "patch"]
+- apiGroups: [""]
+  resources: ["events"]
+  verbs: ["create", "patch"]
+{{- end }}

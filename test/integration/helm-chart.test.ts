@@ -1,0 +1,583 @@
+// The Helm chart as text: `helm lint --strict`, what `helm template` renders for default and
+// non-default values (replicas, PDB, security, RBAC rules listed exactly, env wiring checked by the
+// operator's own flag parser), the schema's and the templates' refusals, and the copies of the CRD,
+// alert rules and dashboard that the chart ships (byte-equal to their sources).
+// Needs only the pinned helm (SECONDCRON_BIN_DIR), not the cluster.
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+
+import type {
+  V1ClusterRole,
+  V1ClusterRoleBinding,
+  V1ConfigMap,
+  V1Container,
+  V1CustomResourceDefinition,
+  V1Deployment,
+  V1PodDisruptionBudget,
+  V1PolicyRule,
+  V1Role,
+  V1RoleBinding,
+  V1Service,
+  V1ServiceAccount,
+} from '@kubernetes/client-node';
+
+import { envName, FLAGS, parseConfig, type Config } from '../../src/config.js';
+import { runCommand } from '../cluster/run-command.js';
+import {
+  CHART_DIR,
+  helm,
+  type Manifest,
+  ofKind,
+  only,
+  parseManifests,
+  parseYaml,
+  REPO_ROOT,
+  renderChart,
+  templateChart,
+  valuesFile,
+} from './helpers/helm.js';
+
+const RELEASE = 'sc';
+const NS = 'secondcron-system';
+const FULLNAME = 'sc-secondcron';
+
+/** Exactly what the operator needs (see src/: reflectors, job-creator, finalizer, status-writer, events). */
+const OPERATOR_RULES = [
+  { apiGroups: ['secondcron.io'], resources: ['secondcronjobs'], verbs: ['get', 'list', 'watch', 'patch', 'update'] },
+  { apiGroups: ['secondcron.io'], resources: ['secondcronjobs/status'], verbs: ['get', 'patch', 'update'] },
+  { apiGroups: ['secondcron.io'], resources: ['secondcronjobs/finalizers'], verbs: ['update'] },
+  { apiGroups: ['batch'], resources: ['jobs'], verbs: ['get', 'list', 'watch', 'create', 'delete', 'patch'] },
+  { apiGroups: [''], resources: ['events'], verbs: ['create', 'patch'] },
+];
+const LEASE_RULES = (leaseName: string): unknown[] => [
+  { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['create'] },
+  { apiGroups: ['coordination.k8s.io'], resources: ['leases'], resourceNames: [leaseName], verbs: ['get', 'update'] },
+];
+
+/** Everything changed that can be, to prove each value reaches the output. */
+const NON_DEFAULT_VALUES = {
+  replicaCount: 5,
+  image: { repository: 'registry.example/secondcron', tag: 'ignored', digest: `sha256:${'ab'.repeat(32)}`, pullPolicy: 'Always' },
+  watchNamespaces: ['team-a', 'team-b'],
+  leaderElection: { leaseName: 'scj-lease', leaseDuration: '30s', renewDeadline: '20s', retryPeriod: '1500ms' },
+  shutdownTimeout: '40s',
+  terminationGracePeriodSeconds: 60,
+  logLevel: 'debug',
+  maxConcurrentCreates: 4,
+  qps: 12.5,
+  burst: 25,
+  metrics: {
+    port: 9090,
+    jobName: 'scj-operator',
+    service: { port: 9091 },
+    serviceMonitor: { enabled: true, interval: '15s', labels: { release: 'kube-prometheus' } },
+    prometheusRule: { enabled: true, labels: { release: 'kube-prometheus' } },
+  },
+  health: { port: 9092 },
+  grafanaDashboard: { enabled: true, namespace: 'monitoring', annotations: { grafana_folder: 'Operators' } },
+  podDisruptionBudget: { maxUnavailable: 2 },
+  topologySpread: { whenUnsatisfiable: 'DoNotSchedule', maxSkew: 2 },
+  resources: { requests: { cpu: '100m', memory: '200Mi' }, limits: { memory: '1Gi' } },
+  priorityClassName: 'system-cluster-critical',
+  crds: { keep: false },
+  rbac: { aggregateToDefaultRoles: false },
+};
+
+/** client-node models are class instances with undefined fields; compare plain JSON. */
+function plain<T>(value: T): unknown {
+  return JSON.parse(JSON.stringify(value)) as unknown;
+}
+
+function operatorContainer(docs: Manifest[]): V1Container {
+  const dep = only<V1Deployment>(docs, 'Deployment');
+  const containers = dep.spec?.template.spec?.containers ?? [];
+  assert.equal(containers.length, 1);
+  return containers[0] as V1Container;
+}
+
+/** The container env as the kubelet would resolve it for a pod `podName` in `namespace`. */
+function resolvedEnv(container: V1Container, podName: string, namespace: string): Record<string, string> {
+  const fields: Record<string, string> = { 'metadata.name': podName, 'metadata.namespace': namespace };
+  const env: Record<string, string> = {};
+  for (const e of container.env ?? []) {
+    if (e.value !== undefined) env[e.name] = e.value;
+    else if (e.valueFrom?.fieldRef) {
+      const v = fields[e.valueFrom.fieldRef.fieldPath];
+      assert.ok(v !== undefined, `env ${e.name}: unexpected fieldRef ${e.valueFrom.fieldRef.fieldPath}`);
+      env[e.name] = v;
+    } else assert.fail(`env ${e.name} has neither a value nor a fieldRef`);
+  }
+  return env;
+}
+
+function allRules(docs: Manifest[]): Array<{ where: string; rule: V1PolicyRule }> {
+  return [...ofKind<V1ClusterRole>(docs, 'ClusterRole'), ...ofKind<V1Role>(docs, 'Role')].flatMap((r) =>
+    (r.rules ?? []).map((rule) => ({ where: `${r.kind}/${r.metadata?.namespace ?? ''}/${r.metadata?.name}`, rule })),
+  );
+}
+
+describe('helm chart files', () => {
+  test('Chart.yaml: apiVersion v2, appVersion equals package.json version', () => {
+    const chart = parseYaml<{ apiVersion: string; name: string; appVersion: string; version: string }>(
+      readFileSync(join(CHART_DIR, 'Chart.yaml'), 'utf8'),
+    );
+    const pkg = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string };
+    assert.equal(chart.apiVersion, 'v2');
+    assert.equal(chart.name, 'secondcron');
+    assert.equal(chart.appVersion, pkg.version);
+  });
+
+  // `make chart-sync` copies these; .Files.Get cannot read outside the chart directory.
+  const COPIES: Array<[string, string]> = [
+    ['config/crd/secondcronjobs.secondcron.io.yaml', 'secondcronjobs.secondcron.io.yaml'],
+    ['grafana/alerts.yaml', 'alerts.yaml'],
+    ['grafana/dashboard.json', 'dashboard.json'],
+  ];
+  for (const [source, copy] of COPIES) {
+    test(`files/${copy} is byte-for-byte ${source} (else run \`make chart-sync\`)`, () => {
+      const want = readFileSync(join(REPO_ROOT, source));
+      const got = readFileSync(join(CHART_DIR, 'files', copy));
+      assert.ok(want.equals(got), `helm/secondcron/files/${copy} differs from ${source}: run \`make chart-sync\``);
+    });
+  }
+
+  test('files/ holds only the synced copies', () => {
+    assert.deepEqual(readdirSync(join(CHART_DIR, 'files')).sort(), COPIES.map(([, c]) => c).sort());
+  });
+
+  test('the README documents every value of values.yaml', () => {
+    const readme = readFileSync(join(CHART_DIR, 'README.md'), 'utf8');
+    const values = parseYaml<Record<string, unknown>>(readFileSync(join(CHART_DIR, 'values.yaml'), 'utf8'));
+    const leaves: string[] = [];
+    const walk = (prefix: string, v: unknown): void => {
+      // Objects the chart owns are documented key by key; free-form maps and lists as a whole.
+      if (v !== null && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length > 0 &&
+          !['resources', 'podSecurityContext', 'securityContext'].includes(prefix)) {
+        for (const [k, child] of Object.entries(v)) walk(prefix ? `${prefix}.${k}` : k, child);
+      } else leaves.push(prefix);
+    };
+    walk('', values);
+    const missing = leaves.filter((key) => !readme.includes(`| \`${key}\` |`));
+    assert.deepEqual(missing, [], 'values without a row in the README values table');
+    assert.ok(leaves.length > 40, `expected the full values tree, got ${leaves.length} keys`);
+  });
+});
+
+describe('helm lint --strict', () => {
+  test('default values', async () => {
+    const res = await helm(['lint', '--strict', CHART_DIR]);
+    assert.equal(res.code, 0, res.stdout + res.stderr);
+    assert.match(res.stdout, /1 chart\(s\) linted, 0 chart\(s\) failed/);
+  });
+
+  test('non-default values', async () => {
+    const file = valuesFile(NON_DEFAULT_VALUES);
+    try {
+      const res = await helm(['lint', '--strict', CHART_DIR, '-f', file]);
+      assert.equal(res.code, 0, res.stdout + res.stderr);
+      assert.match(res.stdout, /0 chart\(s\) failed/);
+    } finally {
+      rmSync(join(file, '..'), { recursive: true, force: true });
+    }
+  });
+});
+
+describe('helm package', () => {
+  test('the packaged chart renders exactly what the directory renders (nothing needed is .helmignored)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'secondcron-package-'));
+    try {
+      const out = await helm(['package', CHART_DIR, '--destination', dir]);
+      assert.equal(out.code, 0, out.stderr);
+      const tgz = readdirSync(dir).find((f) => f.endsWith('.tgz'));
+      assert.equal(tgz, 'secondcron-0.1.0.tgz');
+      const values = { metrics: { prometheusRule: { enabled: true } }, grafanaDashboard: { enabled: true } };
+      const fromDir = await templateChart({ values });
+      const file = valuesFile(values);
+      try {
+        const fromPackage = await helm(['template', 'sc', join(dir, tgz), '--namespace', NS, '-f', file]);
+        assert.equal(fromPackage.code, 0, fromPackage.stderr);
+        assert.equal(fromPackage.stdout, fromDir.stdout);
+      } finally {
+        rmSync(join(file, '..'), { recursive: true, force: true });
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('helm template, default values', async () => {
+  const docs = await renderChart({ release: RELEASE, namespace: NS });
+
+  test('renders exactly the expected objects', () => {
+    const names = docs.map((d) => `${d.kind}/${d.metadata?.namespace ?? ''}/${d.metadata?.name}`).sort();
+    assert.deepEqual(names, [
+      `ClusterRole//${FULLNAME}`,
+      `ClusterRole//${FULLNAME}-edit`,
+      `ClusterRole//${FULLNAME}-view`,
+      `ClusterRoleBinding//${FULLNAME}`,
+      'CustomResourceDefinition//secondcronjobs.secondcron.io',
+      `Deployment/${NS}/${FULLNAME}`,
+      `PodDisruptionBudget/${NS}/${FULLNAME}`,
+      `Role/${NS}/${FULLNAME}-leader-election`,
+      `RoleBinding/${NS}/${FULLNAME}-leader-election`,
+      `Service/${NS}/${FULLNAME}-metrics`,
+      `ServiceAccount/${NS}/${FULLNAME}`,
+    ]);
+  });
+
+  test('Deployment: 3 replicas, rolling update without losing a ready replica, spread over nodes and zones', () => {
+    const dep = only<V1Deployment>(docs, 'Deployment');
+    assert.equal(dep.spec?.replicas, 3);
+    assert.deepEqual(plain(dep.spec?.strategy), { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } });
+    const selector = dep.spec?.selector.matchLabels;
+    assert.deepEqual(selector, { 'app.kubernetes.io/name': 'secondcron', 'app.kubernetes.io/instance': RELEASE });
+    const pod = dep.spec?.template;
+    for (const [k, v] of Object.entries(selector ?? {})) assert.equal(pod?.metadata?.labels?.[k], v);
+    assert.deepEqual(plain(pod?.spec?.topologySpreadConstraints), ['kubernetes.io/hostname', 'topology.kubernetes.io/zone'].map((key) => ({
+      topologyKey: key,
+      maxSkew: 1,
+      whenUnsatisfiable: 'ScheduleAnyway',
+      labelSelector: { matchLabels: selector },
+      matchLabelKeys: ['pod-template-hash'],
+    })));
+  });
+
+  test('Deployment: non-root, read-only, seccomp RuntimeDefault, no capabilities, token mounted', () => {
+    const dep = only<V1Deployment>(docs, 'Deployment');
+    const spec = dep.spec?.template.spec;
+    assert.equal(spec?.automountServiceAccountToken, true);
+    assert.equal(spec?.serviceAccountName, FULLNAME);
+    assert.equal(spec?.securityContext?.runAsNonRoot, true);
+    assert.equal(spec?.securityContext?.runAsUser, 65532);
+    assert.equal(spec?.securityContext?.seccompProfile?.type, 'RuntimeDefault');
+    const sc = operatorContainer(docs).securityContext;
+    assert.equal(sc?.runAsNonRoot, true);
+    assert.equal(sc?.runAsUser, 65532);
+    assert.equal(sc?.readOnlyRootFilesystem, true);
+    assert.equal(sc?.allowPrivilegeEscalation, false);
+    assert.equal(sc?.privileged, false);
+    assert.deepEqual(sc?.capabilities?.drop, ['ALL']);
+    assert.equal(sc?.capabilities?.add, undefined);
+    assert.equal(sc?.seccompProfile?.type, 'RuntimeDefault');
+  });
+
+  test('Deployment: the image user is the pod user (Dockerfile USER = runAsUser)', () => {
+    const dockerfile = readFileSync(join(REPO_ROOT, 'Dockerfile'), 'utf8');
+    const users = [...dockerfile.matchAll(/^USER\s+(\d+)(?::(\d+))?\s*$/gm)];
+    assert.equal(users.length, 1, 'one numeric USER line in the Dockerfile');
+    const dep = only<V1Deployment>(docs, 'Deployment');
+    assert.equal(Number(users[0]?.[1]), dep.spec?.template.spec?.securityContext?.runAsUser);
+    assert.equal(Number(users[0]?.[2]), dep.spec?.template.spec?.securityContext?.runAsGroup);
+  });
+
+  test('Deployment: probes on the health port, ports, resources, grace period beyond the shutdown timeout', () => {
+    const dep = only<V1Deployment>(docs, 'Deployment');
+    const c = operatorContainer(docs);
+    assert.deepEqual(plain(c.ports), [
+      { name: 'metrics', containerPort: 8080, protocol: 'TCP' },
+      { name: 'health', containerPort: 8081, protocol: 'TCP' },
+    ]);
+    assert.equal(c.startupProbe?.httpGet?.path, '/readyz');
+    assert.equal(c.readinessProbe?.httpGet?.path, '/readyz');
+    assert.equal(c.livenessProbe?.httpGet?.path, '/healthz');
+    for (const p of [c.startupProbe, c.readinessProbe, c.livenessProbe]) assert.equal(p?.httpGet?.port, 'health');
+    assert.equal(c.resources?.requests?.cpu, '50m');
+    assert.equal(c.resources?.limits?.memory, '512Mi');
+    assert.equal(c.image, 'ghcr.io/secondcron/secondcron:0.1.0');
+    const env = resolvedEnv(c, 'p', NS);
+    const shutdownMs = parseConfig([], env).shutdownTimeoutMs;
+    const grace = dep.spec?.template.spec?.terminationGracePeriodSeconds ?? 0;
+    assert.ok(grace * 1000 >= shutdownMs + 5000, `grace ${grace}s vs shutdown timeout ${shutdownMs} ms`);
+  });
+
+  test('env: every SECONDCRON_* variable is an operator flag, and the operator parses them to the defaults', () => {
+    const c = operatorContainer(docs);
+    const flagEnv = new Set(FLAGS.map((f) => envName(f.flag)));
+    const set = (c.env ?? []).map((e) => e.name).filter((n) => n.startsWith('SECONDCRON_'));
+    for (const name of set) assert.ok(flagEnv.has(name), `${name} is not a flag of src/config.ts`);
+    // Only what has no place in a pod is left out: in-cluster config, identity from POD_NAME.
+    const unset = [...flagEnv].filter((n) => !set.includes(n)).sort();
+    assert.deepEqual(unset, ['SECONDCRON_IDENTITY', 'SECONDCRON_KUBECONFIG']);
+
+    const env = resolvedEnv(c, 'sc-secondcron-abc-xyz', NS);
+    assert.equal(env.POD_NAME, 'sc-secondcron-abc-xyz');
+    assert.equal(env.POD_NAMESPACE, NS);
+    const cfg = parseConfig([], env);
+    const expected: Partial<Config> = {
+      namespaces: [],
+      leaderElect: true,
+      leaderElectionNamespace: NS,
+      leaseName: 'secondcron-leader',
+      leaseDurationMs: 15_000,
+      renewDeadlineMs: 10_000,
+      retryPeriodMs: 2_000,
+      metricsPort: 8080,
+      healthPort: 8081,
+      maxConcurrentCreates: 16,
+      qps: 200,
+      burst: 400,
+      logLevel: 'info',
+      shutdownTimeoutMs: 10_000,
+      kubeconfig: undefined,
+      identity: undefined,
+    };
+    for (const [k, v] of Object.entries(expected)) assert.deepEqual(cfg[k as keyof Config], v, k);
+  });
+
+  test('PodDisruptionBudget keeps one replica', () => {
+    const pdb = only<V1PodDisruptionBudget>(docs, 'PodDisruptionBudget');
+    assert.equal(pdb.spec?.minAvailable, 1);
+    assert.equal(pdb.spec?.maxUnavailable, undefined);
+    assert.deepEqual(pdb.spec?.selector?.matchLabels, only<V1Deployment>(docs, 'Deployment').spec?.selector.matchLabels);
+  });
+
+  test('RBAC: the operator ClusterRole grants exactly what the operator uses', () => {
+    const role = only<V1ClusterRole>(docs, 'ClusterRole', FULLNAME);
+    assert.deepEqual(plain(role.rules), OPERATOR_RULES);
+    const binding = only<V1ClusterRoleBinding>(docs, 'ClusterRoleBinding', FULLNAME);
+    assert.deepEqual(plain(binding.roleRef), { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: FULLNAME });
+    assert.deepEqual(plain(binding.subjects), [{ kind: 'ServiceAccount', name: FULLNAME, namespace: NS }]);
+  });
+
+  test('RBAC: Leases only through a Role in the release namespace, get/update only of the one Lease', () => {
+    const role = only<V1Role>(docs, 'Role');
+    assert.equal(role.metadata?.namespace, NS);
+    assert.deepEqual(plain(role.rules), LEASE_RULES('secondcron-leader'));
+    const binding = only<V1RoleBinding>(docs, 'RoleBinding');
+    assert.equal(binding.metadata?.namespace, NS);
+    assert.deepEqual(plain(binding.roleRef), { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: role.metadata?.name });
+    assert.deepEqual(plain(binding.subjects), [{ kind: 'ServiceAccount', name: FULLNAME, namespace: NS }]);
+    for (const { where, rule } of allRules(docs)) {
+      if (where.startsWith('ClusterRole/')) assert.ok(!rule.resources?.includes('leases'), `${where} grants leases`);
+    }
+  });
+
+  test('RBAC: nothing grants secrets, pods, pods/exec, CRDs or wildcards; aggregated roles are bound to nobody', () => {
+    for (const { where, rule } of allRules(docs)) {
+      for (const r of rule.resources ?? []) {
+        assert.ok(!['secrets', 'pods', 'pods/exec', 'customresourcedefinitions', '*'].includes(r), `${where} grants ${r}`);
+      }
+      assert.ok(!(rule.verbs ?? []).includes('*'), `${where} grants verb *`);
+      assert.ok(!(rule.apiGroups ?? []).includes('*'), `${where} grants apiGroup *`);
+      assert.ok(!(rule.apiGroups ?? []).includes('apiextensions.k8s.io'), `${where} grants apiextensions`);
+    }
+    const bound = [...ofKind<V1ClusterRoleBinding>(docs, 'ClusterRoleBinding'), ...ofKind<V1RoleBinding>(docs, 'RoleBinding')].map((b) => b.roleRef.name);
+    for (const suffix of ['-view', '-edit']) {
+      const agg = only<V1ClusterRole>(docs, 'ClusterRole', FULLNAME + suffix);
+      assert.equal(agg.metadata?.labels?.['rbac.authorization.k8s.io/aggregate-to-edit'], 'true');
+      assert.ok(!bound.includes(FULLNAME + suffix), `${FULLNAME + suffix} must not be bound by the chart`);
+    }
+  });
+
+  test('ServiceAccount and metrics Service', () => {
+    const sa = only<V1ServiceAccount>(docs, 'ServiceAccount');
+    assert.equal(sa.automountServiceAccountToken, true);
+    const svc = only<V1Service>(docs, 'Service');
+    assert.deepEqual(plain(svc.spec?.ports), [{ name: 'metrics', port: 8080, targetPort: 'metrics', protocol: 'TCP' }]);
+    assert.deepEqual(svc.spec?.selector, only<V1Deployment>(docs, 'Deployment').spec?.selector.matchLabels);
+  });
+
+  test('CRD: the repository file, unchanged but for labels and helm.sh/resource-policy: keep', () => {
+    const rendered = only<V1CustomResourceDefinition>(docs, 'CustomResourceDefinition');
+    const [source] = parseManifests(readFileSync(join(REPO_ROOT, 'config/crd/secondcronjobs.secondcron.io.yaml'), 'utf8')) as unknown as V1CustomResourceDefinition[];
+    assert.ok(source);
+    assert.deepEqual(plain(rendered.spec), plain(source.spec));
+    assert.equal(rendered.apiVersion, source.apiVersion);
+    assert.equal(rendered.metadata?.name, source.metadata?.name);
+    assert.deepEqual(rendered.metadata?.annotations, { 'helm.sh/resource-policy': 'keep' });
+    for (const [k, v] of Object.entries(source.metadata?.labels ?? {})) assert.equal(rendered.metadata?.labels?.[k], v);
+    // Validation rules survive fromYaml/toYaml in the template.
+    assert.match(JSON.stringify(rendered.spec), /has\(self\.schedule\) != has\(self\.intervalSeconds\)/);
+  });
+
+  test('no ServiceMonitor, PrometheusRule or dashboard unless asked for', () => {
+    for (const kind of ['ServiceMonitor', 'PrometheusRule', 'ConfigMap']) assert.equal(ofKind(docs, kind).length, 0, kind);
+  });
+});
+
+describe('helm template, non-default values', async () => {
+  const docs = await renderChart({ release: RELEASE, namespace: NS, values: NON_DEFAULT_VALUES });
+  const defaults = await renderChart({ release: RELEASE, namespace: NS });
+
+  test('the output differs from the default output', () => {
+    assert.notDeepEqual(plain(docs), plain(defaults));
+  });
+
+  test('Deployment: replicas, image digest, grace period, ports, resources, spread, priority class', () => {
+    const dep = only<V1Deployment>(docs, 'Deployment');
+    const spec = dep.spec?.template.spec;
+    assert.equal(dep.spec?.replicas, 5);
+    const c = operatorContainer(docs);
+    assert.equal(c.image, `registry.example/secondcron@sha256:${'ab'.repeat(32)}`);
+    assert.equal(c.imagePullPolicy, 'Always');
+    assert.equal(spec?.terminationGracePeriodSeconds, 60);
+    assert.equal(spec?.priorityClassName, 'system-cluster-critical');
+    assert.deepEqual(c.ports?.map((p) => p.containerPort), [9090, 9092]);
+    assert.equal(c.resources?.limits?.memory, '1Gi');
+    assert.deepEqual(spec?.topologySpreadConstraints?.map((t) => [t.topologyKey, t.maxSkew, t.whenUnsatisfiable]), [
+      ['kubernetes.io/hostname', 2, 'DoNotSchedule'],
+      ['topology.kubernetes.io/zone', 2, 'DoNotSchedule'],
+    ]);
+  });
+
+  test('env: the operator parses every changed value', () => {
+    const cfg = parseConfig([], resolvedEnv(operatorContainer(docs), 'p', NS));
+    const expected: Partial<Config> = {
+      namespaces: ['team-a', 'team-b'],
+      leaderElectionNamespace: NS,
+      leaseName: 'scj-lease',
+      leaseDurationMs: 30_000,
+      renewDeadlineMs: 20_000,
+      retryPeriodMs: 1_500,
+      metricsPort: 9090,
+      healthPort: 9092,
+      maxConcurrentCreates: 4,
+      qps: 12.5,
+      burst: 25,
+      logLevel: 'debug',
+      shutdownTimeoutMs: 40_000,
+    };
+    for (const [k, v] of Object.entries(expected)) assert.deepEqual(cfg[k as keyof Config], v, k);
+  });
+
+  test('PDB: maxUnavailable replaces minAvailable', () => {
+    const pdb = only<V1PodDisruptionBudget>(docs, 'PodDisruptionBudget');
+    assert.equal(pdb.spec?.maxUnavailable, 2);
+    assert.equal(pdb.spec?.minAvailable, undefined);
+  });
+
+  test('RBAC with watchNamespaces: a Role per namespace with the same rules, nothing cluster-wide', () => {
+    assert.equal(ofKind(docs, 'ClusterRole').length, 0, 'no ClusterRole (aggregation off, namespaced mode)');
+    assert.equal(ofKind(docs, 'ClusterRoleBinding').length, 0);
+    for (const ns of ['team-a', 'team-b']) {
+      const role = ofKind<V1Role>(docs, 'Role').find((r) => r.metadata?.namespace === ns);
+      assert.ok(role, `Role in ${ns}`);
+      assert.deepEqual(plain(role.rules), OPERATOR_RULES);
+      const binding = ofKind<V1RoleBinding>(docs, 'RoleBinding').find((b) => b.metadata?.namespace === ns);
+      assert.deepEqual(plain(binding?.subjects), [{ kind: 'ServiceAccount', name: FULLNAME, namespace: NS }]);
+    }
+    const leaseRoles = ofKind<V1Role>(docs, 'Role').filter((r) => (r.rules ?? []).some((rule) => rule.resources?.includes('leases')));
+    assert.deepEqual(leaseRoles.map((r) => r.metadata?.namespace), [NS]);
+    assert.deepEqual(plain(leaseRoles[0]?.rules), LEASE_RULES('scj-lease'));
+  });
+
+  test('CRD without the keep policy', () => {
+    const crd = only<V1CustomResourceDefinition>(docs, 'CustomResourceDefinition');
+    assert.equal(crd.metadata?.annotations?.['helm.sh/resource-policy'], undefined);
+  });
+
+  test('ServiceMonitor: scrapes the metrics port and sets the job label the alerts select', () => {
+    const sm = only(docs, 'ServiceMonitor') as Manifest & {
+      spec: { selector: { matchLabels: Record<string, string> }; endpoints: Array<Record<string, unknown>> };
+    };
+    assert.equal(sm.apiVersion, 'monitoring.coreos.com/v1');
+    assert.equal(sm.metadata?.labels?.release, 'kube-prometheus');
+    const svc = only<V1Service>(docs, 'Service');
+    for (const [k, v] of Object.entries(sm.spec.selector.matchLabels)) assert.equal(svc.metadata?.labels?.[k], v);
+    assert.deepEqual(sm.spec.endpoints, [{
+      port: 'metrics',
+      path: '/metrics',
+      interval: '15s',
+      relabelings: [{ action: 'replace', targetLabel: 'job', replacement: 'scj-operator' }],
+    }]);
+    assert.equal(svc.spec?.ports?.[0]?.port, 9091);
+  });
+
+  test('PrometheusRule: the rules of grafana/alerts.yaml with the job matcher rewritten, valid for promtool', async (t) => {
+    const rule = only(docs, 'PrometheusRule') as Manifest & { spec: { groups: unknown[] } };
+    const source = readFileSync(join(REPO_ROOT, 'grafana/alerts.yaml'), 'utf8');
+    assert.ok(source.includes('job="secondcron"'));
+    const want = parseYaml<{ groups: unknown[] }>(source.replaceAll('job="secondcron"', 'job="scj-operator"'));
+    assert.deepEqual(rule.spec.groups, want.groups);
+    assert.ok(!JSON.stringify(rule.spec).includes('job=\\"secondcron\\"'));
+
+    const promtool = ['/usr/bin/promtool', '/usr/local/bin/promtool'].find((p) => existsSync(p));
+    if (!promtool) {
+      t.skip('promtool not installed (make prometheus)');
+      return;
+    }
+    const dir = mkdtempSync(join(tmpdir(), 'secondcron-rules-'));
+    try {
+      // JSON is YAML: the rendered groups as a plain rules file.
+      writeFileSync(join(dir, 'rules.yaml'), JSON.stringify({ groups: rule.spec.groups }));
+      const res = await runCommand(promtool, ['check', 'rules', join(dir, 'rules.yaml')]);
+      assert.equal(res.code, 0, res.stdout + res.stderr);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('Grafana dashboard ConfigMap: sidecar label, chosen namespace, the JSON of grafana/dashboard.json', () => {
+    const cm = only<V1ConfigMap>(docs, 'ConfigMap');
+    assert.equal(cm.metadata?.labels?.grafana_dashboard, '1');
+    assert.equal(cm.metadata?.namespace, 'monitoring');
+    assert.equal(cm.metadata?.annotations?.grafana_folder, 'Operators');
+    const want = JSON.parse(readFileSync(join(REPO_ROOT, 'grafana/dashboard.json'), 'utf8')) as unknown;
+    assert.deepEqual(JSON.parse(cm.data?.['secondcron.json'] ?? 'null'), want);
+  });
+
+  test('optional parts can be switched off', async () => {
+    const off = await renderChart({
+      values: { crds: { enabled: false }, podDisruptionBudget: { enabled: false }, topologySpread: { enabled: false }, metrics: { service: { enabled: false } } },
+    });
+    for (const kind of ['CustomResourceDefinition', 'PodDisruptionBudget', 'Service']) assert.equal(ofKind(off, kind).length, 0, kind);
+    assert.equal(only<V1Deployment>(off, 'Deployment').spec?.template.spec?.topologySpreadConstraints, undefined);
+    // One replica without leader election: no PDB (it would block drains), no Lease Role.
+    const single = await renderChart({ values: { replicaCount: 1, leaderElection: { enabled: false } } });
+    assert.equal(ofKind(single, 'PodDisruptionBudget').length, 0);
+    assert.ok(!allRules(single).some(({ rule }) => rule.resources?.includes('leases')));
+    assert.equal(parseConfig([], resolvedEnv(operatorContainer(single), 'p', NS)).leaderElect, false);
+  });
+});
+
+describe('helm template, names that YAML reads as other types', () => {
+  // Release and namespace names are DNS labels, and "on", "yes", "y", "true" are valid ones; helm
+  // decodes manifests as YAML 1.1, where those words unquoted are booleans, and the install fails
+  // with "cannot unmarshal bool into … metadata.labels". Everything taken from a name is quoted.
+  // The YAML 1.1-only words are invisible to the YAML 1.2 parser used here, so for them the text is
+  // searched for bare values; true/false are caught by the parsed types (the chart has real booleans).
+  for (const [release, namespace] of [['on', 'yes'], ['y', 'n'], ['true', 'false']] as const) {
+    test(`release "${release}" in namespace "${namespace}"`, async () => {
+      const res = await templateChart({ release, namespace, values: { fullnameOverride: release, watchNamespaces: [namespace] } });
+      assert.equal(res.code, 0, res.stderr);
+      if (release !== 'true') {
+        const bare = res.stdout.split('\n').filter((line) => new RegExp(`:\\s+(${release}|${namespace})\\s*$`).test(line));
+        assert.deepEqual(bare, [], 'unquoted YAML 1.1 booleans');
+      }
+      const docs = parseManifests(res.stdout);
+      for (const d of docs) {
+        if (d.metadata?.namespace !== undefined) assert.equal(typeof d.metadata.namespace, 'string', `${d.kind} namespace`);
+        assert.equal(typeof d.metadata?.name, 'string', `${d.kind} name`);
+        for (const [k, v] of Object.entries(d.metadata?.labels ?? {})) assert.equal(typeof v, 'string', `${d.kind} label ${k}`);
+      }
+      assert.equal(only<V1Deployment>(docs, 'Deployment').metadata?.labels?.['app.kubernetes.io/instance'], release);
+    });
+  }
+});
+
+describe('bad values fail with a message naming the value', () => {
+  const cases: Array<{ name: string; args: string[]; message: RegExp }> = [
+    { name: 'replicaCount: -1 (schema minimum)', args: ['--set', 'replicaCount=-1'], message: /at '\/replicaCount': minimum: got -1, want 1/ },
+    { name: 'replicaCount: "3" (schema type)', args: ['--set-string', 'replicaCount=3'], message: /at '\/replicaCount': got string, want integer/ },
+    { name: 'leaderElection.leaseDuration: x (schema duration pattern)', args: ['--set', 'leaderElection.leaseDuration=x'], message: /at '\/leaderElection\/leaseDuration': 'x' does not match pattern/ },
+    { name: 'leaderElection.retryPeriod: 0s (not positive)', args: ['--set', 'leaderElection.retryPeriod=0s'], message: /at '\/leaderElection\/retryPeriod': '0s' does not match pattern/ },
+    { name: 'an unknown top-level key (strict schema)', args: ['--set', 'replicas=3'], message: /additional properties 'replicas' not allowed/ },
+    { name: 'an unknown nested key', args: ['--set', 'leaderElection.leaseDurationSeconds=15'], message: /at '\/leaderElection': additional properties 'leaseDurationSeconds' not allowed/ },
+    { name: 'logLevel: verbose', args: ['--set', 'logLevel=verbose'], message: /at '\/logLevel': value must be one of/ },
+    { name: 'renewDeadline not below leaseDuration', args: ['--set', 'leaderElection.leaseDuration=10s'], message: /leaderElection.leaseDuration \(10s\) must be longer than leaderElection.renewDeadline \(10s\)/ },
+    { name: 'renewDeadline not above 1.2 x retryPeriod', args: ['--set', 'leaderElection.retryPeriod=9s'], message: /renewDeadline \(10s\) must be longer than 1.2 x leaderElection.retryPeriod \(9s\)/ },
+    { name: 'grace period shorter than shutdown timeout + 5 s', args: ['--set', 'shutdownTimeout=30s'], message: /terminationGracePeriodSeconds \(30\) must be at least shutdownTimeout \(30s\) \+ 5 s/ },
+    { name: 'several replicas without leader election', args: ['--set', 'leaderElection.enabled=false'], message: /leaderElection.enabled=false with replicaCount=3/ },
+  ];
+  for (const c of cases) {
+    test(c.name, async () => {
+      const res = await templateChart({ args: c.args });
+      assert.notEqual(res.code, 0, `helm template accepted ${c.args.join(' ')}`);
+      assert.match(res.stderr, c.message);
+    });
+  }
+});

@@ -1,0 +1,381 @@
+// The chart against a real API server: helm install (every object accepted, pods running on kwok
+// nodes), RBAC proved sufficient by three real operator processes using a token of the chart's
+// ServiceAccount and proved minimal by `kubectl auth can-i`, helm upgrade with changed values
+// (including the switch to per-namespace Roles), helm uninstall (the CRD and a user's
+// SecondCronJob survive) and a reinstall that adopts the kept CRD.
+//
+// This file starts its own control plane: the chart installs the CRD, which must not exist yet,
+// while the shared cluster's CRD is applied by other test files with kubectl.
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+
+import type { V1CustomResourceDefinition, V1Deployment, V1Lease, V1NodeList, V1PodList } from '@kubernetes/client-node';
+
+import { startCluster, type Cluster } from '../cluster/cluster.js';
+import { OperatorProcess } from '../cluster/operator-process.js';
+import { eventually } from './helpers/eventually.js';
+import { CHART_DIR, helm, helmOk, type Manifest, parseManifests, valuesFile } from './helpers/helm.js';
+import { type Access, canI, describeAccess, serviceAccountKubeconfig, serviceAccountUser } from './helpers/helm-rbac.js';
+import { scjManifest } from './helpers/scj.js';
+
+const RELEASE = 'sc';
+const RELEASE_NS = 'secondcron-system';
+const USER_NS = 'team-a';
+const OTHER_NS = 'team-b';
+const SA = 'sc-secondcron';
+const LEASE = 'secondcron-leader';
+const SCJ = 'every-second';
+// Short lease timings so leader election and failover take seconds (the chart's defaults are client-go's).
+const FAST_LEASE = ['--lease-duration', '4s', '--renew-deadline', '3s', '--retry-period', '500ms', '--leader-election-namespace', RELEASE_NS];
+
+let cluster: Cluster;
+let work: string;
+
+async function kubectlOk(args: string[], input?: string): Promise<string> {
+  const res = await cluster.kubectl(args, { input });
+  if (res.code !== 0) throw new Error(`kubectl ${args.join(' ')} failed (${res.code}): ${res.stderr.trim()}`);
+  return res.stdout;
+}
+
+async function getJson<T>(args: string[]): Promise<T> {
+  return JSON.parse(await kubectlOk([...args, '-o', 'json'])) as T;
+}
+
+async function exists(args: string[]): Promise<boolean> {
+  const res = await cluster.kubectl(['get', ...args, '-o', 'name']);
+  if (res.code === 0) return true;
+  if (/NotFound|not found/.test(res.stderr)) return false;
+  throw new Error(`kubectl get ${args.join(' ')}: ${res.stderr}`);
+}
+
+function helmIn(args: string[]): Promise<string> {
+  return helmOk(args, { kubeconfig: cluster.kubeconfigPath });
+}
+
+async function leaseHolder(): Promise<string | undefined> {
+  const res = await cluster.kubectl(['get', 'lease', LEASE, '-n', RELEASE_NS, '-o', 'json']);
+  if (res.code !== 0) return undefined;
+  return (JSON.parse(res.stdout) as V1Lease).spec?.holderIdentity || undefined;
+}
+
+async function jobCount(): Promise<number> {
+  const list = await getJson<{ items: unknown[] }>(['get', 'jobs', '-n', USER_NS, '-l', `secondcron.io/secondcronjob=${SCJ}`]);
+  return list.items.length;
+}
+
+/** Operator processes as the chart's ServiceAccount; every one must be disposed by the test. */
+function saOperators(kubeconfig: string, count: number, extra: { namespaces?: string[]; prefix: string }): OperatorProcess[] {
+  return Array.from({ length: count }, (_, i) => new OperatorProcess({
+    kubeconfig,
+    env: cluster.env,
+    namespaces: extra.namespaces ?? [],
+    identity: `${extra.prefix}-${i}`,
+    args: FAST_LEASE,
+  }));
+}
+
+/** Logs and metrics show no request the API server refused for lack of permission. */
+async function assertNoForbidden(ops: OperatorProcess[]): Promise<void> {
+  for (const op of ops) {
+    const refused = op.logs().split('\n').filter((line) => /forbidden/i.test(line));
+    assert.deepEqual(refused.slice(0, 5), [], `${op.identity} was refused ${refused.length} request(s)`);
+    if (op.running) assert.doesNotMatch(await op.metrics(), /secondcron_api_requests_total\{[^}]*code="403"/, `${op.identity} counted a 403`);
+  }
+}
+
+before(async () => {
+  work = mkdtempSync(join(tmpdir(), 'secondcron-helm-install-'));
+  const t0 = performance.now();
+  // Three nodes in zones a, b, a: room for one replica per node.
+  cluster = await startCluster({ nodes: 3 });
+  process.stderr.write(`[helm-install] private control plane ready in ${Math.round(performance.now() - t0)} ms\n`);
+  for (const ns of [USER_NS, OTHER_NS]) {
+    await kubectlOk(['create', 'namespace', ns]);
+    await kubectlOk(['wait', '--for=create', 'serviceaccount/default', '-n', ns, '--timeout=60s']);
+  }
+});
+
+after(async () => {
+  await cluster?.stop();
+  if (work) rmSync(work, { recursive: true, force: true });
+});
+
+describe('helm install / upgrade / uninstall on a real API server', () => {
+  test('bad values are refused by helm install with the schema message, and no release is left', async () => {
+    const cases: Array<[string[], RegExp]> = [
+      [['--set', 'replicaCount=-1'], /at '\/replicaCount': minimum: got -1, want 1/],
+      [['--set', 'leaderElection.leaseDuration=x'], /at '\/leaderElection\/leaseDuration': 'x' does not match pattern/],
+    ];
+    for (const [args, message] of cases) {
+      const res = await helm(['install', 'bad', CHART_DIR, '-n', RELEASE_NS, '--create-namespace', ...args], { kubeconfig: cluster.kubeconfigPath });
+      assert.notEqual(res.code, 0, `helm install accepted ${args.join(' ')}`);
+      assert.match(res.stderr, message);
+    }
+    const states = ['--deployed', '--failed', '--pending', '--superseded', '--uninstalling'];
+    const releases = JSON.parse(await helmIn(['list', '--all-namespaces', ...states, '-o', 'json'])) as Array<{ name: string }>;
+    assert.deepEqual(releases.map((r) => r.name), []);
+    // Helm keeps release records in Secrets labelled owner=helm: none was written.
+    assert.equal((await kubectlOk(['get', 'secrets', '--all-namespaces', '-l', 'owner=helm', '-o', 'name'])).trim(), '');
+    assert.equal(await exists(['crd', 'secondcronjobs.secondcron.io']), false, 'a refused install created the CRD');
+  });
+
+  test('every rendered object passes the API server strict field validation (server-side dry run)', async () => {
+    // Strict field validation rejects unknown or duplicate fields that a plain apply would drop
+    // with a warning, so a misspelt key in a template fails here.
+    await kubectlOk(['create', 'namespace', 'strict-check']);
+    try {
+      for (const values of [{}, { watchNamespaces: [USER_NS, OTHER_NS], grafanaDashboard: { enabled: true }, podDisruptionBudget: { maxUnavailable: '50%' } }]) {
+        const file = valuesFile(values);
+        try {
+          const manifest = await helmIn(['template', 'strict', CHART_DIR, '-n', 'strict-check', '-f', file]);
+          const count = parseManifests(manifest).length;
+          const out = await kubectlOk(['create', '--dry-run=server', '--validate=strict', '-f', '-', '-o', 'name'], manifest);
+          assert.equal(out.trim().split('\n').length, count, out);
+        } finally {
+          rmSync(join(file, '..'), { recursive: true, force: true });
+        }
+      }
+    } finally {
+      await kubectlOk(['delete', 'namespace', 'strict-check', '--wait=false']);
+    }
+  });
+
+  test('helm install: every object is accepted, 3 replicas run on kwok nodes, spread over nodes and zones', async (t) => {
+    const t0 = performance.now();
+    const out = await helmIn(['install', RELEASE, CHART_DIR, '-n', RELEASE_NS, '--create-namespace', '--wait', '--timeout', '3m']);
+    t.diagnostic(`helm install --wait: ${Math.round(performance.now() - t0)} ms`);
+    // NOTES.txt: how to find the leader of this release.
+    assert.ok(out.includes(`kubectl -n ${RELEASE_NS} get lease ${LEASE}`), out);
+
+    const status = JSON.parse(await helmIn(['status', RELEASE, '-n', RELEASE_NS, '-o', 'json'])) as { info: { status: string }; version: number };
+    assert.equal(status.info.status, 'deployed');
+    assert.equal(status.version, 1);
+
+    // Every object of the release manifest exists in the API, as rendered.
+    const manifest = await helmIn(['get', 'manifest', RELEASE, '-n', RELEASE_NS]);
+    const rendered = parseManifests(manifest);
+    const got = JSON.parse(await kubectlOk(['get', '-f', '-', '-o', 'json'], manifest)) as { items: Manifest[] };
+    const key = (o: Manifest): string => `${o.kind}/${o.metadata?.namespace ?? ''}/${o.metadata?.name}`;
+    assert.deepEqual(got.items.map(key).sort(), rendered.map(key).sort());
+    assert.equal(rendered.length, 11);
+    for (const o of got.items) assert.equal(o.metadata?.annotations?.['meta.helm.sh/release-name'], RELEASE, key(o));
+
+    const crd = await getJson<V1CustomResourceDefinition>(['get', 'crd', 'secondcronjobs.secondcron.io']);
+    assert.equal(crd.metadata?.annotations?.['helm.sh/resource-policy'], 'keep');
+    assert.ok(crd.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True'));
+
+    const dep = await getJson<V1Deployment>(['get', 'deployment', SA, '-n', RELEASE_NS]);
+    assert.equal(dep.status?.readyReplicas, 3);
+    const pods = await getJson<V1PodList>(['get', 'pods', '-n', RELEASE_NS, '-l', `app.kubernetes.io/instance=${RELEASE}`]);
+    assert.equal(pods.items.length, 3);
+    for (const p of pods.items) {
+      assert.equal(p.status?.phase, 'Running', p.metadata?.name);
+      // Admission kept the restricted settings (nothing mutated them away).
+      assert.equal(p.spec?.containers[0]?.securityContext?.readOnlyRootFilesystem, true);
+      assert.ok(p.spec?.volumes?.some((v) => v.projected?.sources?.some((s) => s.serviceAccountToken)), 'token volume mounted');
+    }
+    const nodes = await getJson<V1NodeList>(['get', 'nodes']);
+    const zoneOf = new Map(nodes.items.map((n) => [n.metadata?.name, n.metadata?.labels?.['topology.kubernetes.io/zone']]));
+    const used = pods.items.map((p) => p.spec?.nodeName);
+    assert.equal(new Set(used).size, 3, `one replica per node, got ${used.join(', ')}`);
+    assert.equal(new Set(used.map((n) => zoneOf.get(n))).size, 2, 'both zones used');
+    // Pod Security: the pods meet "restricted" (server-side dry run of a namespace label).
+    const psa = await cluster.kubectl(['label', '--dry-run=server', '--overwrite', 'namespace', RELEASE_NS, 'pod-security.kubernetes.io/enforce=restricted']);
+    assert.equal(psa.code, 0, psa.stderr);
+    assert.doesNotMatch(psa.stderr, /violate/i, psa.stderr);
+  });
+
+  test('RBAC is sufficient: 3 operators with the ServiceAccount token elect one leader and create Jobs', async (t) => {
+    const kubeconfig = await serviceAccountKubeconfig(cluster, RELEASE_NS, SA, work);
+    const whoami = JSON.parse((await cluster.kubectl(['--kubeconfig', kubeconfig, 'auth', 'whoami', '-o', 'json'])).stdout) as { status: { userInfo: { username: string } } };
+    assert.equal(whoami.status.userInfo.username, serviceAccountUser(RELEASE_NS, SA));
+
+    const ops = saOperators(kubeconfig, 3, { prefix: 'op' });
+    t.after(async () => {
+      await Promise.all(ops.map((op) => op.dispose()));
+    });
+    const t0 = performance.now();
+    await Promise.all(ops.map((op) => op.start()));
+    await Promise.all(ops.map((op) => op.ready(60_000)));
+    t.diagnostic(`3 operators ready: ${Math.round(performance.now() - t0)} ms`);
+
+    const ids = ops.map((op) => op.identity);
+    const leader = await eventually('one of the operators holds the Lease', async () => {
+      const holder = await leaseHolder();
+      return holder && ids.includes(holder) ? holder : undefined;
+    });
+    // Exactly one replica believes it leads (secondcron_leader is 1 on the leader only).
+    await eventually('secondcron_leader = 1 on the holder only', async () => {
+      const flags = await Promise.all(ops.map((op) => op.metric('secondcron_leader')));
+      return flags.every((f, i) => f === (ids[i] === leader ? 1 : 0)) ? true : undefined;
+    });
+    t.diagnostic(`leader ${leader}: ${Math.round(performance.now() - t0)} ms after start`);
+
+    await kubectlOk(['apply', '-f', '-'], JSON.stringify(scjManifest(USER_NS, SCJ, { intervalSeconds: 1 })));
+    await eventually('Jobs created every second', async () => ((await jobCount()) >= 3 ? true : undefined), { timeoutMs: 30_000 });
+    const scj = await getJson<{ metadata: { finalizers?: string[] }; status?: { lastScheduleTime?: string } }>(['get', 'secondcronjob', SCJ, '-n', USER_NS]);
+    assert.ok((scj.metadata.finalizers ?? []).length > 0, 'finalizer added (patch)');
+    assert.ok(scj.status?.lastScheduleTime, 'status written (secondcronjobs/status)');
+    const evs = await getJson<{ items: Array<{ reason: string }> }>(['get', 'events', '-n', USER_NS, '--field-selector', `involvedObject.name=${SCJ}`]);
+    assert.ok(evs.items.some((e) => e.reason === 'SuccessfulCreate'), 'Events recorded');
+
+    // The leader releases the Lease on SIGTERM (update), a follower takes over and keeps scheduling.
+    const leaderOp = ops.find((op) => op.identity === leader) as OperatorProcess;
+    await leaderOp.stop();
+    const next = await eventually('a follower takes the Lease', async () => {
+      const holder = await leaseHolder();
+      return holder && holder !== leader && ids.includes(holder) ? holder : undefined;
+    });
+    const before = await jobCount();
+    await eventually(`the new leader ${next} creates Jobs`, async () => ((await jobCount()) > before + 1 ? true : undefined), { timeoutMs: 30_000 });
+    await assertNoForbidden(ops);
+  });
+
+  test('RBAC is minimal: kubectl auth can-i as the ServiceAccount', async () => {
+    const user = serviceAccountUser(RELEASE_NS, SA);
+    const allowed: Access[] = [
+      ...['get', 'list', 'watch', 'patch', 'update'].map((verb) => ({ verb, resource: 'secondcronjobs.secondcron.io' })),
+      ...['get', 'patch', 'update'].map((verb) => ({ verb, resource: 'secondcronjobs.secondcron.io/status', namespace: USER_NS })),
+      { verb: 'update', resource: 'secondcronjobs.secondcron.io/finalizers', namespace: USER_NS },
+      ...['get', 'list', 'watch', 'create', 'delete', 'patch'].map((verb) => ({ verb, resource: 'jobs.batch' })),
+      { verb: 'create', resource: 'events', namespace: USER_NS },
+      { verb: 'patch', resource: 'events', namespace: USER_NS },
+      { verb: 'create', resource: 'leases.coordination.k8s.io', namespace: RELEASE_NS },
+      { verb: 'get', resource: 'leases.coordination.k8s.io', namespace: RELEASE_NS, name: LEASE },
+      { verb: 'update', resource: 'leases.coordination.k8s.io', namespace: RELEASE_NS, name: LEASE },
+    ];
+    const denied: Access[] = [
+      { verb: 'get', resource: 'secrets', namespace: RELEASE_NS },
+      { verb: 'get', resource: 'secrets', namespace: USER_NS },
+      { verb: 'list', resource: 'secrets' },
+      { verb: 'get', resource: 'pods', namespace: USER_NS },
+      { verb: 'create', resource: 'pods/exec', namespace: USER_NS },
+      { verb: 'create', resource: 'pods', namespace: USER_NS },
+      { verb: 'get', resource: 'leases.coordination.k8s.io', namespace: USER_NS, name: LEASE },
+      { verb: 'get', resource: 'leases.coordination.k8s.io', namespace: 'kube-system', name: 'kube-controller-manager' },
+      { verb: 'create', resource: 'leases.coordination.k8s.io', namespace: USER_NS },
+      { verb: 'list', resource: 'leases.coordination.k8s.io' },
+      { verb: 'get', resource: 'leases.coordination.k8s.io', namespace: RELEASE_NS, name: 'some-other-lease' },
+      { verb: 'delete', resource: 'leases.coordination.k8s.io', namespace: RELEASE_NS, name: LEASE },
+      { verb: 'create', resource: 'customresourcedefinitions.apiextensions.k8s.io' },
+      { verb: 'delete', resource: 'customresourcedefinitions.apiextensions.k8s.io' },
+      { verb: 'update', resource: 'customresourcedefinitions.apiextensions.k8s.io' },
+      { verb: 'create', resource: 'secondcronjobs.secondcron.io', namespace: USER_NS },
+      { verb: 'delete', resource: 'secondcronjobs.secondcron.io', namespace: USER_NS },
+      { verb: 'update', resource: 'jobs.batch/status', namespace: USER_NS },
+      { verb: 'get', resource: 'configmaps', namespace: RELEASE_NS },
+      { verb: 'create', resource: 'serviceaccounts/token', namespace: RELEASE_NS },
+      { verb: 'create', resource: 'clusterrolebindings' },
+      { verb: 'escalate', resource: 'clusterroles' },
+      { verb: 'impersonate', resource: 'users' },
+      { verb: 'create', resource: 'deployments.apps', namespace: RELEASE_NS },
+    ];
+    const wrong: string[] = [];
+    for (const a of allowed) if (!(await canI(cluster, user, a))) wrong.push(`denied but needed: ${describeAccess(a)}`);
+    for (const a of denied) if (await canI(cluster, user, a)) wrong.push(`allowed but not needed: ${describeAccess(a)}`);
+    assert.deepEqual(wrong, []);
+  });
+
+  test('helm upgrade with changed values: per-namespace Roles, fewer replicas, new lease timings, monitoring objects', async (t) => {
+    // Stand-ins for the prometheus-operator CRDs (their real schemas are not needed to prove the
+    // chart's objects are accepted under these kinds).
+    for (const [kind, plural] of [['ServiceMonitor', 'servicemonitors'], ['PrometheusRule', 'prometheusrules']] as const) {
+      await kubectlOk(['apply', '-f', '-'], JSON.stringify({
+        apiVersion: 'apiextensions.k8s.io/v1',
+        kind: 'CustomResourceDefinition',
+        metadata: { name: `${plural}.monitoring.coreos.com` },
+        spec: {
+          group: 'monitoring.coreos.com',
+          scope: 'Namespaced',
+          names: { kind, plural, listKind: `${kind}List`, singular: kind.toLowerCase() },
+          versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
+        },
+      }));
+      await kubectlOk(['wait', '--for=condition=established', `crd/${plural}.monitoring.coreos.com`, '--timeout=30s']);
+    }
+    const values = valuesFile({
+      replicaCount: 2,
+      watchNamespaces: [USER_NS],
+      leaderElection: { leaseDuration: '20s', renewDeadline: '12s' },
+      logLevel: 'debug',
+      podDisruptionBudget: { maxUnavailable: 1 },
+      metrics: { serviceMonitor: { enabled: true }, prometheusRule: { enabled: true } },
+      grafanaDashboard: { enabled: true },
+    });
+    const t0 = performance.now();
+    try {
+      await helmIn(['upgrade', RELEASE, CHART_DIR, '-n', RELEASE_NS, '-f', values, '--wait', '--timeout', '3m']);
+    } finally {
+      rmSync(join(values, '..'), { recursive: true, force: true });
+    }
+    t.diagnostic(`helm upgrade --wait: ${Math.round(performance.now() - t0)} ms`);
+    const status = JSON.parse(await helmIn(['status', RELEASE, '-n', RELEASE_NS, '-o', 'json'])) as { info: { status: string }; version: number };
+    assert.deepEqual([status.info.status, status.version], ['deployed', 2]);
+
+    const dep = await getJson<V1Deployment>(['get', 'deployment', SA, '-n', RELEASE_NS]);
+    assert.equal(dep.spec?.replicas, 2);
+    assert.equal(dep.status?.readyReplicas, 2);
+    const env = Object.fromEntries((dep.spec?.template.spec?.containers[0]?.env ?? []).map((e) => [e.name, e.value]));
+    assert.equal(env.SECONDCRON_NAMESPACES, USER_NS);
+    assert.equal(env.SECONDCRON_LEASE_DURATION, '20s');
+    assert.equal(env.SECONDCRON_RENEW_DEADLINE, '12s');
+    assert.equal(env.SECONDCRON_LOG_LEVEL, 'debug');
+    const pdb = await getJson<{ spec: Record<string, unknown> }>(['get', 'pdb', SA, '-n', RELEASE_NS]);
+    assert.deepEqual([pdb.spec.maxUnavailable, pdb.spec.minAvailable], [1, undefined]);
+
+    // Cluster-wide access is gone; the operator's rules now live in a Role in the watched namespace.
+    assert.equal(await exists(['clusterrole', SA]), false);
+    assert.equal(await exists(['clusterrolebinding', SA]), false);
+    assert.equal(await exists(['role', SA, '-n', USER_NS]), true);
+    for (const kind of ['servicemonitor', 'prometheusrule']) assert.equal(await exists([kind, SA, '-n', RELEASE_NS]), true, kind);
+    assert.equal(await exists(['configmap', `${SA}-dashboard`, '-n', RELEASE_NS]), true);
+    const user = serviceAccountUser(RELEASE_NS, SA);
+    assert.equal(await canI(cluster, user, { verb: 'list', resource: 'secondcronjobs.secondcron.io' }), false, 'cluster-wide list');
+    assert.equal(await canI(cluster, user, { verb: 'create', resource: 'jobs.batch', namespace: OTHER_NS }), false, 'jobs elsewhere');
+    assert.equal(await canI(cluster, user, { verb: 'create', resource: 'jobs.batch', namespace: USER_NS }), true, 'jobs in the watched namespace');
+
+    // …and they suffice: an operator limited to that namespace, as the ServiceAccount, schedules.
+    const kubeconfig = await serviceAccountKubeconfig(cluster, RELEASE_NS, SA, work);
+    const ops = saOperators(kubeconfig, 1, { prefix: 'ns-op', namespaces: [USER_NS] });
+    t.after(async () => {
+      await Promise.all(ops.map((op) => op.dispose()));
+    });
+    const op = ops[0] as OperatorProcess;
+    await op.start();
+    await op.ready(60_000);
+    await eventually('the namespaced operator leads', async () => ((await leaseHolder()) === op.identity ? true : undefined), { timeoutMs: 30_000 });
+    const before = await jobCount();
+    await eventually('the namespaced operator creates Jobs', async () => ((await jobCount()) > before + 1 ? true : undefined), { timeoutMs: 30_000 });
+    await assertNoForbidden(ops);
+  });
+
+  test('helm uninstall keeps the CRD and the SecondCronJob; a reinstall adopts the kept CRD', async (t) => {
+    const t0 = performance.now();
+    await helmIn(['uninstall', RELEASE, '-n', RELEASE_NS, '--wait', '--timeout', '2m']);
+    t.diagnostic(`helm uninstall --wait: ${Math.round(performance.now() - t0)} ms`);
+
+    assert.equal(await exists(['crd', 'secondcronjobs.secondcron.io']), true, 'CRD kept');
+    assert.equal(await exists(['secondcronjob', SCJ, '-n', USER_NS]), true, 'SecondCronJob kept');
+    for (const args of [
+      ['deployment', SA, '-n', RELEASE_NS],
+      ['serviceaccount', SA, '-n', RELEASE_NS],
+      ['role', `${SA}-leader-election`, '-n', RELEASE_NS],
+      ['role', SA, '-n', USER_NS],
+      ['clusterrole', `${SA}-view`],
+      ['service', `${SA}-metrics`, '-n', RELEASE_NS],
+      ['pdb', SA, '-n', RELEASE_NS],
+    ]) {
+      assert.equal(await exists(args), false, `${args.join(' ')} removed`);
+    }
+
+    // The kept CRD still carries this release's ownership annotations, so the same release can
+    // be installed again without --take-ownership.
+    await helmIn(['install', RELEASE, CHART_DIR, '-n', RELEASE_NS, '--wait', '--timeout', '3m']);
+    assert.equal(await exists(['secondcronjob', SCJ, '-n', USER_NS]), true);
+    await helmIn(['uninstall', RELEASE, '-n', RELEASE_NS, '--wait', '--timeout', '2m']);
+    assert.equal(await exists(['crd', 'secondcronjobs.secondcron.io']), true);
+  });
+});
