@@ -6,10 +6,9 @@ import { after, before, test } from 'node:test';
 import { type Cluster, startCluster } from '../cluster/cluster.js';
 import { JobWatcher } from '../cluster/job-watcher.js';
 import { eventually } from './helpers/eventually.js';
-import { type OperatorProcess, testOperator } from './helpers/operator.js';
+import { FAST_ELECTION, type OperatorProcess, testOperator } from './helpers/operator.js';
 import { scjManifest } from './helpers/scj.js';
 
-const FAST = ['--lease-duration', '4s', '--renew-deadline', '3s', '--retry-period', '500ms'];
 
 let cluster: Cluster;
 let watcher: JobWatcher;
@@ -27,7 +26,7 @@ before(async () => {
   await ok(['wait', '--for=create', 'serviceaccount/default', '-n', 'default', '--timeout=60s']);
   watcher = await new JobWatcher({ kubeconfigPath: cluster.kubeconfigPath, namespace: 'default' }).start();
   for (let i = 0; i < 2; i++) {
-    ops.push(testOperator({ kubeconfig: cluster.kubeconfigPath, env: cluster.env, namespaces: ['default'], identity: `replica-${i}`, args: [...FAST, '--leader-election-namespace', 'default'] }));
+    ops.push(testOperator({ kubeconfig: cluster.kubeconfigPath, env: cluster.env, namespaces: ['default'], identity: `replica-${i}`, args: [...FAST_ELECTION, '--leader-election-namespace', 'default'] }));
   }
   await Promise.all(ops.map((o) => o.start()));
   await Promise.all(ops.map((o) => o.ready()));

@@ -5,9 +5,10 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 
 import { JobWatcher } from '../cluster/job-watcher.js';
+import { mulberry32 } from '../support/prng.js';
 import { type TestNamespace, kubectlOk, testKubeconfig, uniqueNamespace } from './helpers/cluster-env.js';
 import { eventually } from './helpers/eventually.js';
-import { type OperatorProcess, testOperator } from './helpers/operator.js';
+import { type OperatorProcess, startReplicas } from './helpers/operator.js';
 import { applyScj } from './helpers/scj.js';
 
 const SCHEDULES = 20;
@@ -18,33 +19,16 @@ const RETRY_MS = 500;
 // A crashed leader's slots are lost until a follower's lease timer expires (4 s) and its next
 // jittered retry (≤ 1.1 s); a second of margin for a loaded 2-core machine.
 const TAKEOVER_WINDOW_MS = LEASE_MS + RETRY_MS * 2.2 + 2_000;
-const FAST = ['--lease-duration', '4s', '--renew-deadline', '3s', '--retry-period', '500ms', '--log-level', 'info'];
-
-/** Deterministic choice of victims; the seed is printed so a failing run can be replayed. */
-function prng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 let ns: TestNamespace;
 let watcher: JobWatcher;
-const ops: OperatorProcess[] = [];
+let ops: OperatorProcess[] = [];
 
 before(async () => {
   await kubectlOk(['apply', '-f', 'config/crd/secondcronjobs.secondcron.io.yaml']);
   ns = await uniqueNamespace('ha-chaos');
   watcher = await new JobWatcher({ kubeconfigPath: testKubeconfig(), namespace: ns.name }).start();
-  for (let i = 0; i < 3; i++) {
-    ops.push(testOperator({ namespaces: [ns.name], identity: `replica-${i}`, logLevel: 'info', args: [...FAST, '--leader-election-namespace', ns.name] }));
-  }
-  await Promise.all(ops.map((o) => o.start()));
-  await Promise.all(ops.map((o) => o.ready()));
+  ops = await startReplicas(3, ns.name, { logLevel: 'info' });
 });
 
 after(async () => {
@@ -59,7 +43,7 @@ async function holder(): Promise<string> {
 
 test(`chaos: ${SCHEDULES} schedules at 1 s, a random replica SIGKILLed every ~15 s`, async (t) => {
   const seed = Number(process.env.CHAOS_SEED ?? Date.now() % 100_000);
-  const random = prng(seed);
+  const random = mulberry32(seed); // deterministic victims: the seed replays a run
   t.diagnostic(`seed ${seed} (CHAOS_SEED to replay), ${DURATION_MS / 1000} s`);
   for (let i = 0; i < SCHEDULES; i++) await applyScj(ns.name, `chaos-${i}`, { intervalSeconds: 1, successfulJobsHistoryLimit: 2 });
   await eventually('all schedules producing Jobs', async () => {

@@ -10,12 +10,11 @@ import { LeaderElector, LeaseConflictError } from '../../src/election/index.js';
 import { KubeLeaseStore } from '../../src/election/kube-lease-store.js';
 import { type TestNamespace, kubectlOk, testKubeconfig, uniqueNamespace } from './helpers/cluster-env.js';
 import { eventually } from './helpers/eventually.js';
-import { type OperatorProcess, testOperator } from './helpers/operator.js';
+import { type OperatorProcess, startReplicas } from './helpers/operator.js';
 
-const FAST = ['--lease-duration', '4s', '--renew-deadline', '3s', '--retry-period', '500ms'];
 
 let ns: TestNamespace;
-const ops: OperatorProcess[] = [];
+let ops: OperatorProcess[] = [];
 
 before(async () => {
   await kubectlOk(['apply', '-f', 'config/crd/secondcronjobs.secondcron.io.yaml']);
@@ -38,11 +37,7 @@ async function holder(name: string): Promise<string> {
 }
 
 test('three replicas: exactly one holds the Lease, all three are Ready, secondcron_leader sums to 1', async () => {
-  for (let i = 0; i < 3; i++) {
-    ops.push(testOperator({ namespaces: [ns.name], identity: `replica-${i}`, args: [...FAST, '--leader-election-namespace', ns.name] }));
-  }
-  await Promise.all(ops.map((o) => o.start()));
-  await Promise.all(ops.map((o) => o.ready()));
+  ops = await startReplicas(3, ns.name);
   const leader = await eventually('a Lease holder', async () => (await holder('secondcron-leader').catch(() => '')) || undefined);
   assert.ok(['replica-0', 'replica-1', 'replica-2'].includes(leader), `holder ${leader}`);
   await eventually('leader gauge settles', async () => {

@@ -6,26 +6,21 @@ import { after, before, test } from 'node:test';
 import { JobWatcher } from '../cluster/job-watcher.js';
 import { type TestNamespace, kubectlOk, testKubeconfig, uniqueNamespace } from './helpers/cluster-env.js';
 import { eventually } from './helpers/eventually.js';
-import { type OperatorProcess, testOperator } from './helpers/operator.js';
+import { type OperatorProcess, startReplicas } from './helpers/operator.js';
 import { applyScj } from './helpers/scj.js';
 
 const LEASE_MS = 4_000;
 const RETRY_MS = 500;
-const FAST = ['--lease-duration', '4s', '--renew-deadline', '3s', '--retry-period', '500ms'];
 
 let ns: TestNamespace;
 let watcher: JobWatcher;
-const ops: OperatorProcess[] = [];
+let ops: OperatorProcess[] = [];
 
 before(async () => {
   await kubectlOk(['apply', '-f', 'config/crd/secondcronjobs.secondcron.io.yaml']);
   ns = await uniqueNamespace('ha-failover');
   watcher = await new JobWatcher({ kubeconfigPath: testKubeconfig(), namespace: ns.name }).start();
-  for (let i = 0; i < 3; i++) {
-    ops.push(testOperator({ namespaces: [ns.name], identity: `replica-${i}`, args: [...FAST, '--leader-election-namespace', ns.name] }));
-  }
-  await Promise.all(ops.map((o) => o.start()));
-  await Promise.all(ops.map((o) => o.ready()));
+  ops = await startReplicas(3, ns.name);
   await applyScj(ns.name, 'tick', { intervalSeconds: 1, successfulJobsHistoryLimit: 5 });
   await eventually('Jobs flowing', async () => (watcher.slotsOf('tick').length >= 3 ? true : undefined), { timeoutMs: 15_000 });
 });

@@ -40,16 +40,7 @@ export function firstSlots(src: SlotSource, fromIso: string, n: number): Array<s
 }
 
 /** Seeded PRNG (mulberry32), so "random" tests are repeatable. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
+export { mulberry32 as seededRandom } from '../../support/prng.js';
 
 export function pick<T>(random: () => number, items: readonly T[]): T {
   return items[Math.floor(random() * items.length)] as T;

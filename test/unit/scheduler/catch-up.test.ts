@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { catchUp, nextSlotAfter } from '../../../src/scheduler/catch-up.js';
 import type { SlotSource } from '../../../src/scheduler/slot-source.js';
 import { W, intervalSource } from './harness.js';
-import { mulberry32, randInt } from './prng.js';
+import { mulberry32, randInt } from '../../support/prng.js';
 
 /** Irregular, cron-like: seconds 0–9 of every minute (`0-9 * * * * *`). */
 const firstTenSecondsOfEachMinute: SlotSource = {

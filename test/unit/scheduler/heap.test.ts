@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { IndexedMinHeap } from '../../../src/scheduler/indexed-min-heap.js';
-import { mulberry32, randInt } from './prng.js';
+import { mulberry32, randInt } from '../../support/prng.js';
 
 interface Item {
   key: string;

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { W, intervalSource, makeHarness } from './harness.js';
-import { mulberry32 } from './prng.js';
+import { mulberry32 } from '../../support/prng.js';
 
 /**
  * Wake-up jitter as seen in production: usually 0–5 ms late, sometimes up to 1 ms early

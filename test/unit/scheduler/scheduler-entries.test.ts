@@ -4,7 +4,7 @@ import { FakeClock } from '../../../src/clock/fake-clock.js';
 import { Scheduler } from '../../../src/scheduler/index.js';
 import type { SlotSource } from '../../../src/scheduler/slot-source.js';
 import { W, intervalSource, makeHarness } from './harness.js';
-import { mulberry32, randInt } from './prng.js';
+import { mulberry32, randInt } from '../../support/prng.js';
 
 const never: SlotSource = { next: () => null };
 

@@ -1,3 +1,4 @@
+// Shared by unit, integration and chaos tests.
 /** mulberry32: small seeded PRNG, so randomized tests replay exactly. Returns floats in [0, 1). */
 export function mulberry32(seed: number): () => number {
   let a = seed >>> 0;
