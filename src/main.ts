@@ -156,7 +156,9 @@ async function main(): Promise<void> {
 
   const allReflectors = [...jobReflectors, ...scjReflectors];
   const synced = (): boolean => allReflectors.every((r) => r.hasSynced);
+  let schedulerStarted = false; // before the first sync there is no loop to judge
   const schedulerStall = (): string | undefined => {
+    if (!schedulerStarted) return undefined;
     const idle = mono.nowMs() - scheduler.lastWakeMonoMs();
     return idle > 6 * SCHEDULER_MAX_SLEEP_MS ? `scheduler loop has not woken for ${Math.round(idle / 1000)} s` : undefined;
   };
@@ -179,8 +181,13 @@ async function main(): Promise<void> {
   for (const r of scjReflectors) r.start();
   await waitFor(synced);
   scheduler.start();
+  schedulerStarted = true;
   if (elector) elector.start();
-  else controller.startedLeading();
+  else {
+    metrics.leader.set(1); // the only scheduler: alerts on "no leader" must not fire
+    metrics.leaderTransitions.inc({ direction: 'started' });
+    controller.startedLeading();
+  }
   const resync = setInterval(() => controller.resync(), RESYNC_MS);
 
   let stopping = false;
