@@ -3,7 +3,7 @@
 // Nothing else in the program reads the environment, the clocks or Math.random directly.
 import { hostname } from 'node:os';
 
-import { CoordinationV1Api, KubeConfig } from '@kubernetes/client-node';
+import { KubeConfig } from '@kubernetes/client-node';
 
 import { createSystemTimers, systemMonotonicClock, systemWallClock } from './clock/index.js';
 import { ConfigError, type Config, helpText, parseConfig } from './config.js';
@@ -55,7 +55,7 @@ async function main(): Promise<void> {
   const elector = cfg.leaderElect
     ? new LeaderElector({
         identity,
-        store: new KubeLeaseStore({ api: kubeConfig.makeApiClient(CoordinationV1Api), namespace: cfg.leaderElectionNamespace, name: cfg.leaseName }),
+        store: new KubeLeaseStore({ rest, namespace: cfg.leaderElectionNamespace, name: cfg.leaseName }),
         monotonic: mono,
         wall,
         timers,

@@ -18,12 +18,10 @@ export function pastDeadline(spec: SecondCronJobSpec, slotMs: number, nowMs: num
 }
 
 /**
- * How long a create for this slot may keep retrying: until the starting deadline, and never past the
- * next slot (which supersedes it). Without either, one minute.
+ * How long a create for this slot may wait in the queue and keep retrying: until the starting
+ * deadline when one is set, otherwise one minute. (A newer slot of the same schedule supersedes a
+ * waiting one earlier than that: see the controller.)
  */
-export function createDeadlineMs(spec: SecondCronJobSpec, slotMs: number, nextSlotMs: number | null): number {
-  const candidates = [slotMs + 60_000];
-  if (spec.startingDeadlineSeconds !== undefined) candidates.push(slotMs + spec.startingDeadlineSeconds * 1000);
-  if (nextSlotMs !== null) candidates.push(nextSlotMs);
-  return Math.min(...candidates);
+export function createDeadlineMs(spec: SecondCronJobSpec, slotMs: number): number {
+  return slotMs + (spec.startingDeadlineSeconds ?? 60) * 1000;
 }

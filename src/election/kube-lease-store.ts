@@ -1,193 +1,110 @@
-import { ApiException, Observable, V1MicroTime } from '@kubernetes/client-node';
-import type {
-  ConfigurationOptions,
-  CoordinationV1Api,
-  ObservableMiddleware,
-  V1Lease,
-  V1LeaseSpec,
-} from '@kubernetes/client-node';
+/**
+ * LeaseStore on a coordination.k8s.io/v1 Lease, through the operator's REST client: Lease calls share
+ * its keep-alive connection (a renew must not pay a TLS handshake on a loaded node), carry the
+ * elector's AbortSignal, and are counted in secondcron_api_requests_total like every other call.
+ */
+import { ApiError } from '../kube/api-error.js';
+import type { KubeRest } from '../kube/rest.js';
 import type { LeaseRecord, VersionedLease } from './lease-record.js';
-import { LeaseConflictError } from './lease-store.js';
-import type { LeaseStore } from './lease-store.js';
-
-/** The subset of the generated client we call; lets the adapter be exercised with a stand-in. */
-export type LeaseApi = Pick<CoordinationV1Api, 'readNamespacedLease' | 'createNamespacedLease' | 'replaceNamespacedLease'>;
+import { LeaseConflictError, type LeaseStore } from './lease-store.js';
 
 export interface KubeLeaseStoreOptions {
-  api: LeaseApi;
+  rest: KubeRest;
   namespace: string;
   name: string;
 }
 
-/**
- * LeaseStore on a coordination.k8s.io/v1 Lease through @kubernetes/client-node 2.x.
- *
- * Per-call cancellation: the generated methods take a second `ConfigurationOptions` argument;
- * we append a middleware whose `pre` hook puts the elector's AbortSignal on the RequestContext,
- * which the undici-based HTTP library hands to fetch(), so a timed-out request is really torn
- * down (headers and body). Authentication runs before middleware and cannot be aborted, so we
- * also stop waiting as soon as the signal fires.
- */
-export class KubeLeaseStore implements LeaseStore {
-  private readonly api: LeaseApi;
-  private readonly namespace: string;
-  private readonly name: string;
-  /**
-   * The last Lease object read or written. PUT replaces the whole object, so updates start from
-   * it to keep labels/annotations others put on the Lease (as client-go's LeaseLock does).
-   */
-  private last: V1Lease | null = null;
+interface LeaseObject {
+  apiVersion: 'coordination.k8s.io/v1';
+  kind: 'Lease';
+  metadata: { name: string; namespace: string; resourceVersion?: string; labels?: Record<string, string>; annotations?: Record<string, string> };
+  spec: {
+    holderIdentity?: string;
+    leaseDurationSeconds?: number;
+    acquireTime?: string;
+    renewTime?: string;
+    leaseTransitions?: number;
+  };
+}
 
-  constructor(options: KubeLeaseStoreOptions) {
-    this.api = options.api;
-    this.namespace = options.namespace;
-    this.name = options.name;
+export class KubeLeaseStore implements LeaseStore {
+  private readonly path: string;
+  /** The last Lease read or written: PUT replaces the object, so keep labels/annotations others set. */
+  private last: LeaseObject | null = null;
+
+  constructor(private readonly opts: KubeLeaseStoreOptions) {
+    this.path = `/apis/coordination.k8s.io/v1/namespaces/${opts.namespace}/leases`;
   }
 
   async get(signal: AbortSignal): Promise<VersionedLease | null> {
     try {
-      const lease = await untilAborted(
-        this.api.readNamespacedLease({ name: this.name, namespace: this.namespace }, abortOptions(signal)),
-        signal,
-      );
-      return this.remember(lease);
-    } catch (error) {
-      if (error instanceof ApiException && error.code === 404) {
+      return this.remember(await this.opts.rest.request<LeaseObject>({ verb: 'get', path: `${this.path}/${this.opts.name}`, signal }));
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 404) {
         this.last = null;
         return null;
       }
-      throw error;
+      throw err;
     }
   }
 
   async create(record: LeaseRecord, signal: AbortSignal): Promise<VersionedLease> {
-    const body: V1Lease = {
-      apiVersion: 'coordination.k8s.io/v1',
-      kind: 'Lease',
-      metadata: { name: this.name, namespace: this.namespace },
-      spec: toSpec(record),
-    };
-    try {
-      const lease = await untilAborted(
-        this.api.createNamespacedLease({ namespace: this.namespace, body }, abortOptions(signal)),
-        signal,
-      );
-      return this.remember(lease);
-    } catch (error) {
-      throw mapConflict(error);
-    }
+    const body: LeaseObject = { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: this.opts.name, namespace: this.opts.namespace }, spec: toSpec(record) };
+    return this.write({ verb: 'create', path: this.path, body, signal });
   }
 
   async update(record: LeaseRecord, resourceVersion: string, signal: AbortSignal): Promise<VersionedLease> {
-    const base = this.last?.metadata?.resourceVersion === resourceVersion ? this.last : null;
-    const body: V1Lease = {
-      apiVersion: 'coordination.k8s.io/v1',
-      kind: 'Lease',
-      // The resourceVersion makes the API server reject the PUT with 409 if anyone wrote since.
-      metadata: { ...(base?.metadata ?? {}), name: this.name, namespace: this.namespace, resourceVersion },
-      spec: toSpec(record),
-    };
+    const base = this.last?.metadata.resourceVersion === resourceVersion ? this.last.metadata : {};
+    // The resourceVersion makes the API server reject the PUT with 409 if anyone wrote since our read.
+    const metadata = { ...base, name: this.opts.name, namespace: this.opts.namespace, resourceVersion };
+    const body: LeaseObject = { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata, spec: toSpec(record) };
+    return this.write({ verb: 'update', path: `${this.path}/${this.opts.name}`, body, signal });
+  }
+
+  private async write(req: { verb: 'create' | 'update'; path: string; body: LeaseObject; signal: AbortSignal }): Promise<VersionedLease> {
     try {
-      const lease = await untilAborted(
-        this.api.replaceNamespacedLease({ name: this.name, namespace: this.namespace, body }, abortOptions(signal)),
-        signal,
-      );
-      return this.remember(lease);
-    } catch (error) {
-      throw mapConflict(error);
+      return this.remember(await this.opts.rest.request<LeaseObject>(req));
+    } catch (err) {
+      // 409 is Conflict on PUT (stale resourceVersion) and AlreadyExists on POST: both mean "lost the race".
+      if (err instanceof ApiError && err.status === 409) throw new LeaseConflictError(`lease write conflict: ${err.message}`, { cause: err });
+      throw err;
     }
   }
 
-  private remember(lease: V1Lease): VersionedLease {
+  private remember(lease: LeaseObject): VersionedLease {
     this.last = lease;
-    return fromLease(lease);
+    const spec = lease.spec ?? {};
+    return {
+      record: {
+        holderIdentity: spec.holderIdentity ?? '',
+        leaseDurationSeconds: spec.leaseDurationSeconds ?? 0,
+        acquireTimeMs: parseTime(spec.acquireTime),
+        renewTimeMs: parseTime(spec.renewTime),
+        leaseTransitions: spec.leaseTransitions ?? 0,
+      },
+      resourceVersion: lease.metadata.resourceVersion ?? '',
+    };
   }
 }
 
-/** 409 is Conflict on PUT (stale resourceVersion) and AlreadyExists on POST: both mean "lost the race". */
-function mapConflict(error: unknown): unknown {
-  if (error instanceof ApiException && error.code === 409) {
-    return new LeaseConflictError(`lease write conflict (HTTP 409): ${error.message}`, { cause: error });
-  }
-  return error;
-}
-
-/**
- * Lease times are metav1.MicroTime, which the API server parses with exactly six fractional
- * digits: a plain Date would serialize as `.123Z` and be rejected with 400. V1MicroTime's
- * toISOString pads to `.123000Z`.
- */
-function toSpec(record: LeaseRecord): V1LeaseSpec {
-  const spec: V1LeaseSpec = {
+function toSpec(record: LeaseRecord): LeaseObject['spec'] {
+  const spec: LeaseObject['spec'] = {
     holderIdentity: record.holderIdentity,
     leaseDurationSeconds: record.leaseDurationSeconds,
     leaseTransitions: record.leaseTransitions,
   };
-  if (record.acquireTimeMs !== null) spec.acquireTime = new V1MicroTime(record.acquireTimeMs);
-  if (record.renewTimeMs !== null) spec.renewTime = new V1MicroTime(record.renewTimeMs);
+  if (record.acquireTimeMs !== null) spec.acquireTime = microTime(record.acquireTimeMs);
+  if (record.renewTimeMs !== null) spec.renewTime = microTime(record.renewTimeMs);
   return spec;
 }
 
-export function fromLease(lease: V1Lease): VersionedLease {
-  const spec = lease.spec ?? {};
-  return {
-    record: {
-      holderIdentity: spec.holderIdentity ?? '',
-      leaseDurationSeconds: spec.leaseDurationSeconds ?? 0,
-      acquireTimeMs: toEpochMs(spec.acquireTime),
-      renewTimeMs: toEpochMs(spec.renewTime),
-      leaseTransitions: spec.leaseTransitions ?? 0,
-    },
-    resourceVersion: lease.metadata?.resourceVersion ?? '',
-  };
+/** metav1.MicroTime: the API server insists on exactly six fractional digits (".123000Z"). */
+export function microTime(ms: number): string {
+  return new Date(ms).toISOString().replace(/Z$/, '000Z');
 }
 
-/**
- * The model types these fields as V1MicroTime (a Date), but 2.0.1's deserializer does not know
- * that type and leaves the wire string in place; accept both.
- */
-function toEpochMs(value: unknown): number | null {
-  if (value instanceof Date) return Number.isNaN(value.getTime()) ? null : value.getTime();
-  if (typeof value === 'string') {
-    const ms = Date.parse(value);
-    return Number.isNaN(ms) ? null : ms;
-  }
-  return null;
-}
-
-/** Per-call options that attach `signal` to the request; 'append' keeps the client's own middleware. */
-export function abortOptions(signal: AbortSignal): ConfigurationOptions<ObservableMiddleware> {
-  const middleware: ObservableMiddleware = {
-    pre: (context) => {
-      context.setSignal(signal);
-      return new Observable(Promise.resolve(context));
-    },
-    post: (response) => new Observable(Promise.resolve(response)),
-  };
-  return { middleware: [middleware], middlewareMergeStrategy: 'append' };
-}
-
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) {
-    promise.catch(() => undefined);
-    return Promise.reject(abortError(signal));
-  }
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(abortError(signal));
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
-  });
-}
-
-function abortError(signal: AbortSignal): Error {
-  return signal.reason instanceof Error ? signal.reason : new Error('lease request aborted');
+function parseTime(value: string | undefined): number | null {
+  if (!value) return null;
+  const ms = Date.parse(value);
+  return Number.isNaN(ms) ? null : ms;
 }

@@ -132,7 +132,9 @@ export class OperatorProcess {
   /** Stops (if running) and removes the log directory; for t.after(). */
   async dispose(): Promise<void> {
     await this.stop();
-    rmSync(this.dir, { recursive: true, force: true });
+    // SECONDCRON_KEEP_LOGS=1 keeps the logs of every run for a post-mortem.
+    if (process.env.SECONDCRON_KEEP_LOGS) process.stderr.write(`operator ${this.opts.identity ?? ''} logs kept in ${this.dir}\n`);
+    else rmSync(this.dir, { recursive: true, force: true });
   }
 }
 

@@ -3,11 +3,12 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 
-import { CoordinationV1Api, KubeConfig } from '@kubernetes/client-node';
+import { KubeConfig } from '@kubernetes/client-node';
 
 import { systemMonotonicClock, systemWallClock, createSystemTimers } from '../../src/clock/index.js';
 import { LeaderElector, LeaseConflictError } from '../../src/election/index.js';
 import { KubeLeaseStore } from '../../src/election/kube-lease-store.js';
+import { KubeRest } from '../../src/kube/rest.js';
 import { type TestNamespace, kubectlOk, testKubeconfig, uniqueNamespace } from './helpers/cluster-env.js';
 import { eventually } from './helpers/eventually.js';
 import { type OperatorProcess, startReplicas } from './helpers/operator.js';
@@ -26,10 +27,10 @@ after(async () => {
   await ns?.cleanup();
 });
 
-function leaseApi(): CoordinationV1Api {
+function leaseRest(): KubeRest {
   const kc = new KubeConfig();
   kc.loadFromFile(testKubeconfig());
-  return kc.makeApiClient(CoordinationV1Api);
+  return new KubeRest(kc);
 }
 
 async function holder(name: string): Promise<string> {
@@ -58,9 +59,9 @@ test('three replicas: exactly one holds the Lease, all three are Ready, secondcr
 });
 
 test('a real optimistic-concurrency race: the second write with the same resourceVersion gets 409', async () => {
-  const api = leaseApi();
-  const a = new KubeLeaseStore({ api, namespace: ns.name, name: 'race' });
-  const b = new KubeLeaseStore({ api, namespace: ns.name, name: 'race' });
+  const rest = leaseRest();
+  const a = new KubeLeaseStore({ rest, namespace: ns.name, name: 'race' });
+  const b = new KubeLeaseStore({ rest, namespace: ns.name, name: 'race' });
   const signal = AbortSignal.timeout(10_000);
   const record = (holderIdentity: string) => ({ holderIdentity, leaseDurationSeconds: 4, acquireTimeMs: Date.now(), renewTimeMs: Date.now(), leaseTransitions: 0 });
   await a.create(record('a'), signal);
@@ -71,16 +72,19 @@ test('a real optimistic-concurrency race: the second write with the same resourc
   await a.update(record('a'), seenByA.resourceVersion, signal);
   await assert.rejects(b.update(record('b'), seenByB.resourceVersion, signal), LeaseConflictError);
   assert.equal(await holder('race'), 'a');
+  const renewed = await a.get(signal);
+  assert.ok(renewed && Math.abs((renewed.record.renewTimeMs ?? 0) - Date.now()) < 60_000, 'MicroTime round-trips');
+  await assert.rejects(a.get(AbortSignal.abort(new Error('gave up'))), 'an aborted signal stops the call');
 });
 
 test('two electors started in the same tick on an absent Lease: exactly one leads', async () => {
-  const api = leaseApi();
+  const rest = leaseRest();
   const timers = createSystemTimers({ unref: true });
   const electors = ['left', 'right'].map(
     (identity) =>
       new LeaderElector({
         identity,
-        store: new KubeLeaseStore({ api, namespace: ns.name, name: 'duel' }),
+        store: new KubeLeaseStore({ rest, namespace: ns.name, name: 'duel' }),
         monotonic: systemMonotonicClock,
         wall: systemWallClock,
         timers,

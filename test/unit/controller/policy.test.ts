@@ -31,8 +31,8 @@ test('startingDeadlineSeconds: late beyond the deadline is skipped, at the deadl
   assert.deepEqual(decideFire(scj().spec, [], slot, slot + 3_600_000), { kind: 'create', replace: [] });
 });
 
-test('create retries stop at the deadline, the next slot, or one minute, whichever comes first', () => {
-  assert.equal(createDeadlineMs(scj({ startingDeadlineSeconds: 10 }).spec, slot, slot + 1000), slot + 1000);
-  assert.equal(createDeadlineMs(scj({ startingDeadlineSeconds: 10 }).spec, slot, slot + 3_600_000), slot + 10_000);
-  assert.equal(createDeadlineMs(scj().spec, slot, null), slot + 60_000);
+test('create waits and retries until the starting deadline, or one minute without one', () => {
+  assert.equal(createDeadlineMs(scj({ startingDeadlineSeconds: 10 }).spec, slot), slot + 10_000);
+  assert.equal(createDeadlineMs(scj({ startingDeadlineSeconds: 0 }).spec, slot), slot);
+  assert.equal(createDeadlineMs(scj().spec, slot), slot + 60_000);
 });
