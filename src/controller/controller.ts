@@ -1,6 +1,8 @@
 // The SecondCronJob controller. Every replica keeps its caches and scheduler warm; only the leader
 // writes (Jobs, status, finalizers, Events). Slots fire from the scheduler's single timer; catch-up
 // after a failover or restart follows the missed-slot rule.
+import pLimit from 'p-limit';
+
 import type { MonotonicClock, Timers, WallClock } from '../clock/clock.js';
 import { ApiError } from '../kube/api-error.js';
 import type { Logger } from '../log.js';
@@ -65,6 +67,9 @@ export class Controller {
   private readonly lastTriggered = new Map<string, number>(); // newest slot handed to the create queue
   private readonly busy = new Set<string>(); // finalizing or adding a finalizer
   private readonly deleting = new Set<string>(); // job uids being deleted
+  // Finalizers, dry runs and deletions: bounded, so thousands of resources seen at once (a new
+  // leader, a restart) cannot flood the API server or starve Job creation of connections.
+  private readonly housekeeping = pLimit(8);
 
   constructor(private readonly d: ControllerDeps) {}
 
@@ -274,7 +279,7 @@ export class Controller {
     if (this.deleting.has(job.metadata.uid)) return;
     this.deleting.add(job.metadata.uid);
     try {
-      await deleteJob(this.d.rest, job);
+      await this.housekeeping(() => deleteJob(this.d.rest, job));
       this.d.events.record(scj, 'Normal', 'SuccessfulDelete', `Deleted job ${job.metadata.name} (${why})`);
     } catch (err) {
       this.deleting.delete(job.metadata.uid);
@@ -295,8 +300,9 @@ export class Controller {
       return;
     }
     const job = buildJob(scj, Math.floor(this.d.wall.nowMs() / 1000) * 1000);
-    this.d.rest
-      .request({ verb: 'create', path: jobsPath(scj.metadata.namespace), query: { dryRun: 'All' }, body: job, timeoutMs: 10_000 })
+    this.housekeeping(() =>
+      this.d.rest.request({ verb: 'create', path: jobsPath(scj.metadata.namespace), query: { dryRun: 'All' }, body: job, timeoutMs: 10_000 }),
+    )
       .then(() => {
         this.templateJudged.set(key, scj.metadata.generation);
         this.badTemplate.delete(key);
@@ -319,7 +325,7 @@ export class Controller {
     if (this.busy.has(key)) return;
     this.busy.add(key);
     try {
-      await addFinalizer(this.d.rest, scj);
+      await this.housekeeping(() => addFinalizer(this.d.rest, scj));
     } catch (err) {
       this.d.log.debug('finalizer not added yet (will retry on next change)', { key, err });
     } finally {
@@ -331,10 +337,13 @@ export class Controller {
     if (this.busy.has(key)) return;
     this.busy.add(key);
     try {
-      const jobs = await listOwnedJobs(this.d.rest, scj);
-      await Promise.all(jobs.map((j) => deleteJob(this.d.rest, j)));
+      const jobs = await this.housekeeping(async () => {
+        const owned = await listOwnedJobs(this.d.rest, scj);
+        await Promise.all(owned.map((j) => deleteJob(this.d.rest, j)));
+        await removeFinalizer(this.d.rest, scj);
+        return owned;
+      });
       if (jobs.length > 0) this.d.events.record(scj, 'Normal', 'SuccessfulDelete', `Deleted ${jobs.length} job(s) before removing the SecondCronJob`);
-      await removeFinalizer(this.d.rest, scj);
       this.d.log.info('finalized', { key, jobsDeleted: jobs.length });
     } catch (err) {
       this.d.log.warn('finalize failed; will retry', { key, err });
