@@ -88,6 +88,12 @@ test(`chaos: ${SCHEDULES} schedules at 1 s, a random replica SIGKILLed every ~15
   const latencies = watcher.seen.filter((j) => j.slotMs >= start && j.slotMs <= end).map((j) => j.arrivedMs - j.slotMs).sort((a, b) => a - b);
   const p = (q: number): number => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? Number.NaN;
   t.diagnostic(`${kills} kills (${leaderKills.length} of the leader), ${total} Jobs, ${missing} slots skipped (all inside leader-kill windows: ${unexplained.length === 0}), latency p50 ${p(0.5)} ms p99 ${p(0.99)} ms`);
+  const missedBy: Record<string, number> = {};
+  for (const reason of ['late', 'deadline', 'not_leader', 'error', 'forbid']) {
+    const counts = await Promise.all(ops.map((o) => o.metric('secondcron_triggers_missed_total', `reason="${reason}"`).catch(() => 0)));
+    missedBy[reason] = counts.reduce<number>((a, b) => a + (b ?? 0), 0);
+  }
+  t.diagnostic(`missed by reason on the replicas alive at the end: ${JSON.stringify(missedBy)}`);
   assert.deepEqual(unexplained.slice(0, 20), [], 'every missing slot is explained by a leader kill');
   assert.ok(kills >= Math.floor(DURATION_MS / KILL_EVERY_MS / 1.3), 'the chaos really happened');
   assert.ok(total >= SCHEDULES * (DURATION_MS / 1000) * 0.8, `most slots ran (${total})`);
