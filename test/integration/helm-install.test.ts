@@ -18,6 +18,7 @@ import { startCluster, type Cluster } from '../cluster/cluster.js';
 import { OperatorProcess } from '../cluster/operator-process.js';
 import { eventually } from './helpers/eventually.js';
 import { CHART_DIR, helm, helmOk, type Manifest, parseManifests, valuesFile } from './helpers/helm.js';
+import { withReleaseDiagnostics } from './helpers/helm-diagnostics.js';
 import { type Access, canI, describeAccess, serviceAccountKubeconfig, serviceAccountUser } from './helpers/helm-rbac.js';
 import { scjManifest } from './helpers/scj.js';
 
@@ -53,6 +54,11 @@ async function exists(args: string[]): Promise<boolean> {
 
 function helmIn(args: string[]): Promise<string> {
   return helmOk(args, { kubeconfig: cluster.kubeconfigPath });
+}
+
+/** helm install/upgrade/uninstall --wait in the release namespace; a failure carries what the cluster shows. */
+function helmWait(args: string[]): Promise<string> {
+  return withReleaseDiagnostics(cluster, RELEASE_NS, () => helmIn(args));
 }
 
 async function leaseHolder(): Promise<string | undefined> {
@@ -145,7 +151,7 @@ describe('helm install / upgrade / uninstall on a real API server', () => {
 
   test('helm install: every object is accepted, 3 replicas run on kwok nodes, spread over nodes and zones', async (t) => {
     const t0 = performance.now();
-    const out = await helmIn(['install', RELEASE, CHART_DIR, '-n', RELEASE_NS, '--create-namespace', '--wait', '--timeout', '3m']);
+    const out = await helmWait(['install', RELEASE, CHART_DIR, '-n', RELEASE_NS, '--create-namespace', '--wait', '--timeout', '3m']);
     t.diagnostic(`helm install --wait: ${Math.round(performance.now() - t0)} ms`);
     // NOTES.txt: how to find the leader of this release.
     assert.ok(out.includes(`kubectl -n ${RELEASE_NS} get lease ${LEASE}`), out);
@@ -307,7 +313,7 @@ describe('helm install / upgrade / uninstall on a real API server', () => {
     });
     const t0 = performance.now();
     try {
-      await helmIn(['upgrade', RELEASE, CHART_DIR, '-n', RELEASE_NS, '-f', values, '--wait', '--timeout', '3m']);
+      await helmWait(['upgrade', RELEASE, CHART_DIR, '-n', RELEASE_NS, '-f', values, '--wait', '--timeout', '3m']);
     } finally {
       rmSync(join(values, '..'), { recursive: true, force: true });
     }
@@ -354,7 +360,7 @@ describe('helm install / upgrade / uninstall on a real API server', () => {
 
   test('helm uninstall keeps the CRD and the SecondCronJob; a reinstall adopts the kept CRD', async (t) => {
     const t0 = performance.now();
-    await helmIn(['uninstall', RELEASE, '-n', RELEASE_NS, '--wait', '--timeout', '2m']);
+    await helmWait(['uninstall', RELEASE, '-n', RELEASE_NS, '--wait', '--timeout', '2m']);
     t.diagnostic(`helm uninstall --wait: ${Math.round(performance.now() - t0)} ms`);
 
     assert.equal(await exists(['crd', 'secondcronjobs.secondcron.io']), true, 'CRD kept');
@@ -373,9 +379,9 @@ describe('helm install / upgrade / uninstall on a real API server', () => {
 
     // The kept CRD still carries this release's ownership annotations, so the same release can
     // be installed again without --take-ownership.
-    await helmIn(['install', RELEASE, CHART_DIR, '-n', RELEASE_NS, '--wait', '--timeout', '3m']);
+    await helmWait(['install', RELEASE, CHART_DIR, '-n', RELEASE_NS, '--wait', '--timeout', '3m']);
     assert.equal(await exists(['secondcronjob', SCJ, '-n', USER_NS]), true);
-    await helmIn(['uninstall', RELEASE, '-n', RELEASE_NS, '--wait', '--timeout', '2m']);
+    await helmWait(['uninstall', RELEASE, '-n', RELEASE_NS, '--wait', '--timeout', '2m']);
     assert.equal(await exists(['crd', 'secondcronjobs.secondcron.io']), true);
   });
 });
