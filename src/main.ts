@@ -11,6 +11,7 @@ import { type SecondCronJob, type Job, LABEL_OWNER, collectionPath, jobsPath } f
 import { type Cache, Controller, type Leadership } from './controller/controller.js';
 import { EventRecorder } from './controller/events.js';
 import { JobCreator } from './controller/job-creator.js';
+import { slimJob, slimSecondCronJob } from './controller/slim.js';
 import { StatusWriter } from './controller/status-writer.js';
 import { LeaderElector, makeIdentity } from './election/index.js';
 import { KubeLeaseStore } from './election/kube-lease-store.js';
@@ -129,6 +130,7 @@ async function main(): Promise<void> {
         name: `secondcronjobs${ns ? '/' + ns : ''}`,
         path: collectionPath(ns),
         onFailure: () => metrics.watchRestarts.inc({ resource: 'secondcronjobs' }),
+        transform: slimSecondCronJob,
         handler: {
           added: (o) => controller.scjChanged(o),
           updated: (_old, o) => controller.scjChanged(o),
@@ -144,6 +146,7 @@ async function main(): Promise<void> {
         path: jobsPath(ns),
         labelSelector: LABEL_OWNER,
         onFailure: () => metrics.watchRestarts.inc({ resource: 'jobs' }),
+        transform: slimJob,
         handler: {
           added: (o) => controller.jobChanged(undefined, o),
           updated: (old, o) => controller.jobChanged(old, o),

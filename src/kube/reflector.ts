@@ -35,6 +35,8 @@ export interface ReflectorOptions<T extends KubeObject> {
   pageSize?: number;
   /** Called each time list/watch fails and the reflector backs off (for metrics). */
   onFailure?: () => void;
+  /** Applied to every object before it is cached: drop what the controller never reads (memory). */
+  transform?: (obj: T) => T;
 }
 
 const ERROR_BACKOFF = { initialMs: 500, maxMs: 30_000 };
@@ -142,7 +144,7 @@ export class Reflector<T extends KubeObject> {
         query: { labelSelector: this.opts.labelSelector, limit: this.opts.pageSize ?? 500, continue: continueToken },
         timeoutMs: 60_000,
       });
-      for (const item of page.items) fresh.set(objectKey(item), item);
+      for (const item of page.items) fresh.set(objectKey(item), this.opts.transform ? this.opts.transform(item) : item);
       continueToken = page.metadata.continue || undefined;
       rv = page.metadata.resourceVersion;
     } while (continueToken);
@@ -189,7 +191,7 @@ export class Reflector<T extends KubeObject> {
         const item = obj as T;
         if (item?.metadata?.resourceVersion) this.resourceVersion = item.metadata.resourceVersion;
         if (type === 'BOOKMARK') return;
-        this.apply(type, item);
+        this.apply(type, this.opts.transform ? this.opts.transform(item) : item);
       };
       const onDone = (err: unknown): void => {
         this.abortWatch = undefined;
