@@ -64,7 +64,6 @@ export class Controller {
   private readonly templateChecked = new Map<string, number | undefined>();
   private readonly templateJudged = new Map<string, number | undefined>(); // generation with a dry-run verdict
   private readonly lastScheduled = new Map<string, number>();
-  private readonly lastTriggered = new Map<string, number>(); // newest slot handed to the create queue
   private readonly busy = new Set<string>(); // finalizing or adding a finalizer
   private readonly deleting = new Set<string>(); // job uids being deleted
   // Finalizers, dry runs and deletions: bounded, so thousands of resources seen at once (a new
@@ -92,7 +91,6 @@ export class Controller {
     this.templateChecked.delete(key);
     this.templateJudged.delete(key);
     this.lastScheduled.delete(key);
-    this.lastTriggered.delete(key);
     this.statusWriter?.forget(key);
   }
 
@@ -222,10 +220,8 @@ export class Controller {
     }
     for (const job of decision.replace) void this.removeJob(scj, job, 'concurrencyPolicy Replace');
     const job = buildJob(scj, slotMs);
-    this.lastTriggered.set(key, Math.max(slotMs, this.lastTriggered.get(key) ?? 0));
-    // Only the most recent slot may run: one still queued when the next falls due is dropped.
-    const superseded = (): boolean => (this.lastTriggered.get(key) ?? 0) > slotMs;
-    const outcome = await this.d.creator.create(job, createDeadlineMs(scj.spec, slotMs), superseded);
+    // A slot already due is never dropped for being queued behind others: it runs late, until its deadline.
+    const outcome = await this.d.creator.create(job, createDeadlineMs(scj.spec, slotMs));
     switch (outcome.result) {
       case 'created':
         this.d.metrics.triggerLatency.observe((outcome.ackMs - slotMs) / 1000);
@@ -242,9 +238,6 @@ export class Controller {
         this.d.log.warn('job create failed', { key, slot: rfc3339(slotMs), err: outcome.error });
         this.d.events.record(scj, 'Warning', 'FailedCreate', `Error creating job for slot ${rfc3339(slotMs)}: ${outcome.error.message}`);
         this.missed(scj, 'error', slotMs);
-        break;
-      case 'superseded':
-        this.missed(scj, 'late', slotMs);
         break;
       default:
         this.missed(scj, outcome.result, slotMs);

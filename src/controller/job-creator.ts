@@ -16,7 +16,6 @@ export type CreateOutcome =
   | { result: 'already_exists'; ackMs: number }
   | { result: 'not_leader' }
   | { result: 'deadline' }
-  | { result: 'superseded' }
   | { result: 'error'; error: Error };
 
 export interface JobCreatorOptions {
@@ -42,13 +41,10 @@ export class JobCreator {
     this.limit = pLimit(opts.maxConcurrent);
   }
 
-  /**
-   * Creates and waits; never throws. deadlineMs is wall time after which the slot is abandoned;
-   * `superseded` says a newer slot of the same schedule is due, so this one must not start any more.
-   */
-  async create(job: JobManifest, deadlineMs: number, superseded: () => boolean = () => false): Promise<CreateOutcome> {
+  /** Creates and waits; never throws. deadlineMs is wall time after which the slot is abandoned. */
+  async create(job: JobManifest, deadlineMs: number): Promise<CreateOutcome> {
     for (let attempt = 0; ; attempt++) {
-      const outcome = await this.attempt(job, deadlineMs, superseded);
+      const outcome = await this.attempt(job, deadlineMs);
       if (!('retryable' in outcome)) return outcome;
       const delay = retryDelayMs(RETRY, attempt, this.opts.random, outcome.retryAfterMs);
       if (this.opts.wall.nowMs() + delay >= deadlineMs) {
@@ -68,7 +64,7 @@ export class JobCreator {
     while (this.limit.activeCount + this.limit.pendingCount > 0) await new Promise((r) => setImmediate(r));
   }
 
-  private attempt(job: JobManifest, deadlineMs: number, superseded: () => boolean): Promise<CreateOutcome | { retryable: true; error: Error; retryAfterMs?: number }> {
+  private attempt(job: JobManifest, deadlineMs: number): Promise<CreateOutcome | { retryable: true; error: Error; retryAfterMs?: number }> {
     const { metrics } = this.opts;
     metrics.queueDepth.inc();
     return this.limit(async () => {
@@ -76,7 +72,6 @@ export class JobCreator {
       const wait = this.opts.bucket.reserve();
       if (wait > 0) await this.sleep(wait);
       if (this.opts.wall.nowMs() > deadlineMs) return { result: 'deadline' as const };
-      if (superseded()) return { result: 'superseded' as const };
       if (!this.opts.fence()) return { result: 'not_leader' as const };
       metrics.inflight.inc();
       try {

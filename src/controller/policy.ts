@@ -19,8 +19,8 @@ export function pastDeadline(spec: SecondCronJobSpec, slotMs: number, nowMs: num
 
 /**
  * How long a create for this slot may wait in the queue and keep retrying: until the starting
- * deadline when one is set, otherwise one minute. (A newer slot of the same schedule supersedes a
- * waiting one earlier than that: see the controller.)
+ * deadline when one is set, otherwise one minute (which also bounds the queue if the API server
+ * stays slower than the schedules for long).
  */
 export function createDeadlineMs(spec: SecondCronJobSpec, slotMs: number): number {
   return slotMs + (spec.startingDeadlineSeconds ?? 60) * 1000;

@@ -14,10 +14,13 @@ import { applyScj } from './helpers/scj.js';
 const SCHEDULES = 20;
 const DURATION_MS = Number(process.env.CHAOS_SECONDS ?? 180) * 1000;
 const KILL_EVERY_MS = 15_000;
-const LEASE_MS = 4_000;
-const RETRY_MS = 500;
-// A crashed leader's slots are lost until a follower's lease timer expires (4 s) and its next
-// jittered retry (≤ 1.1 s); a second of margin for a loaded 2-core machine.
+// Election timings a loaded 2-core machine can keep without spurious step-downs (a 3 s renew deadline
+// is tight while 20 Jobs a second, three replicas and the control plane share two cores).
+const LEASE_MS = 6_000;
+const RETRY_MS = 1_000;
+const CHAOS_ELECTION = ['--lease-duration', '6s', '--renew-deadline', '5s', '--retry-period', '1s'];
+// A crashed leader's slots are lost until a follower's lease timer expires and its next jittered
+// retry (up to 2.2 retry periods); two seconds of margin for the loaded machine.
 const TAKEOVER_WINDOW_MS = LEASE_MS + RETRY_MS * 2.2 + 2_000;
 
 let ns: TestNamespace;
@@ -28,7 +31,7 @@ before(async () => {
   await kubectlOk(['apply', '-f', 'config/crd/secondcronjobs.secondcron.io.yaml']);
   ns = await uniqueNamespace('ha-chaos');
   watcher = await new JobWatcher({ kubeconfigPath: testKubeconfig(), namespace: ns.name }).start();
-  ops = await startReplicas(3, ns.name, { logLevel: 'info' });
+  ops = await startReplicas(3, ns.name, { logLevel: 'info', args: CHAOS_ELECTION });
 });
 
 after(async () => {
