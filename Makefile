@@ -57,6 +57,12 @@ test-integration: build build-test binaries prometheus ## integration tests agai
 .PHONY: test
 test: test-unit test-integration ## everything CI runs
 
+BENCH_QUICK ?=
+.PHONY: bench
+bench: deps binaries ## benchmark vs the upstream CronJob controller → bench/results/ (BENCH_QUICK=1: reduced, < 3 min)
+	npx tsc -p tsconfig.test.json
+	SECONDCRON_BIN_DIR=$(BIN_DIR) BENCH_QUICK=$(BENCH_QUICK) $(NODE) build/bench/main.js
+
 .PHONY: cluster-up
 cluster-up: build-test binaries ## start a local control plane in the background (.cluster/kubeconfig)
 	SECONDCRON_BIN_DIR=$(BIN_DIR) $(NODE) build/test/cluster/cluster-cli.js up $(CLUSTER_DIR)

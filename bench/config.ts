@@ -1,0 +1,35 @@
+// Sizes of each scenario: the full run (the figures) and BENCH_QUICK (under 3 minutes).
+export interface BenchConfig {
+  quick: boolean;
+  /** Jobs start one real (kwok) pod each instead of completing at once without one (BENCH_PODS=1). */
+  pods: boolean;
+  floor: { sequential: number; concurrent: number; batches: number };
+  steady: { schedules: number; seconds: number };
+  burst: { schedules: number };
+  scale: { schedules: number; idleSeconds: number; timeoutS: number };
+  scheduler: { entries: number; seconds: number; alignedSeconds: number };
+}
+
+export function benchConfig(env: NodeJS.ProcessEnv): BenchConfig {
+  const quick = env.BENCH_QUICK !== undefined && env.BENCH_QUICK !== '' && env.BENCH_QUICK !== '0';
+  const pods = env.BENCH_PODS === '1';
+  return quick
+    ? {
+        quick,
+        pods,
+        floor: { sequential: 200, concurrent: 400, batches: 5 },
+        steady: { schedules: 20, seconds: 20 },
+        burst: { schedules: 100 },
+        scale: { schedules: 1_000, idleSeconds: 15, timeoutS: 30 },
+        scheduler: { entries: 1_000, seconds: 10, alignedSeconds: 3 },
+      }
+    : {
+        quick,
+        pods,
+        floor: { sequential: 1_000, concurrent: 2_000, batches: 10 },
+        steady: { schedules: 100, seconds: 60 },
+        burst: { schedules: 500 },
+        scale: { schedules: 10_000, idleSeconds: 60, timeoutS: 300 },
+        scheduler: { entries: 1_000, seconds: 30, alignedSeconds: 10 },
+      };
+}

@@ -1,0 +1,48 @@
+// Where and on what the numbers were measured: they mean little without it.
+import { execFileSync } from 'node:child_process';
+import { cpus, loadavg, totalmem } from 'node:os';
+import { basename } from 'node:path';
+
+export interface MachineInfo {
+  cpu_model: string;
+  cores: number;
+  memory_gib: number;
+  node_version: string;
+  k8s_version: string;
+  /** Name of the pinned binary set (k8s, etcd, kwok, helm versions). */
+  binaries: string;
+  load_start: number[];
+  load_end: number[];
+  /** Uncommitted changes in the tree when the run started (other people's or ours). */
+  tree_dirty: boolean;
+}
+
+function git(args: string[]): string {
+  try {
+    return execFileSync('git', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  } catch {
+    return '';
+  }
+}
+
+export function commit(): string {
+  return git(['rev-parse', 'HEAD']) || 'unknown';
+}
+
+export function load(): number[] {
+  return loadavg().map((l) => Math.round(l * 100) / 100);
+}
+
+export function machineInfo(): MachineInfo {
+  return {
+    cpu_model: cpus()[0]?.model.trim() ?? 'unknown',
+    cores: cpus().length,
+    memory_gib: Math.round((totalmem() / 2 ** 30) * 10) / 10,
+    node_version: process.version,
+    k8s_version: 'unknown',
+    binaries: process.env.SECONDCRON_BIN_DIR ? basename(process.env.SECONDCRON_BIN_DIR) : 'unknown',
+    load_start: load(),
+    load_end: [],
+    tree_dirty: git(['status', '--porcelain', '--untracked-files=no']) !== '',
+  };
+}

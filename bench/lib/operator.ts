@@ -1,0 +1,93 @@
+// One operator replica for one scenario, scoped to that scenario's namespace (its Lease lives there
+// too, so scenarios never wait on each other's Lease), with the default flags for everything that
+// touches performance (--max-concurrent-creates, --qps, --burst).
+//
+// BENCH_CPU_PROF=<dir>: the operator is started with cpu-profile-hook.js preloaded and a profile of
+// its whole run is written to <dir> before it is stopped (see finishOperator).
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+import type { Cluster } from '../../test/cluster/cluster.js';
+import { OperatorProcess } from '../../test/cluster/operator-process.js';
+import { PromSamples } from './prom-text.js';
+import { say, waitUntil } from './progress.js';
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const HOOK = join(HERE, 'cpu-profile-hook.js');
+/**
+ * The operator as compiled beside the bench (build/src/main.js): the same sources as dist/main.js
+ * from the same compiler options, without a second compilation in `make bench`.
+ */
+const OPERATOR_MAIN = join(HERE, '..', '..', 'src', 'main.js');
+
+export function makeOperator(cluster: Cluster, namespace: string): OperatorProcess {
+  const profDir = process.env.BENCH_CPU_PROF ? resolve(process.env.BENCH_CPU_PROF) : undefined;
+  const env = profDir
+    ? { ...cluster.env, BENCH_CPU_PROF: profDir, BENCH_CPU_PROF_NAME: `operator-${namespace}`, NODE_OPTIONS: `--import ${HOOK}` }
+    : cluster.env;
+  return new OperatorProcess({
+    kubeconfig: cluster.kubeconfigPath,
+    env,
+    namespaces: [namespace],
+    identity: `bench-${namespace}`,
+    mainJs: OPERATOR_MAIN,
+    logLevel: 'info',
+    args: ['--leader-election-namespace', namespace],
+  });
+}
+
+/** /metrics with a time limit: an operator whose event loop is stuck must not stall the bench. */
+export async function scrape(op: OperatorProcess, timeoutMs = 5_000): Promise<PromSamples> {
+  const res = await fetch(`http://127.0.0.1:${op.metricsPort}/metrics`, { signal: AbortSignal.timeout(timeoutMs) });
+  return new PromSamples(await res.text());
+}
+
+/** Starts the operator and waits until it is Ready and holds the Lease. */
+export async function startLeadingOperator(cluster: Cluster, namespace: string): Promise<OperatorProcess> {
+  const op = makeOperator(cluster, namespace);
+  await op.start();
+  await op.ready(60_000);
+  const leading = await waitUntil(async () => (await scrape(op)).get('secondcron_leader') === 1, 30_000);
+  if (!leading) throw new Error(`operator in ${namespace} did not become leader within 30 s\n${op.logs(20)}`);
+  return op;
+}
+
+/** Writes the CPU profile (when profiling) and stops the operator, removing its log directory. */
+export async function finishOperator(op: OperatorProcess): Promise<void> {
+  const dir = process.env.BENCH_CPU_PROF ? resolve(process.env.BENCH_CPU_PROF) : undefined;
+  if (dir && op.running && op.pid !== undefined) {
+    const before = existsSync(dir) ? readdirSync(dir).length : 0;
+    process.kill(op.pid, 'SIGUSR2');
+    const written = await waitUntil(() => readdirSync(dir).length > before, 60_000, 250);
+    say(written ? `  CPU profile of ${op.identity} written to ${dir}` : `  no CPU profile from ${op.identity} within 60 s`);
+    // Keep the log beside the profile: it explains the timeline.
+    writeLog(dir, op);
+  }
+  await op.dispose();
+}
+
+function writeLog(dir: string, op: OperatorProcess): void {
+  try {
+    const text = op.logs();
+    if (text) writeFileSync(join(dir, `${op.identity ?? 'operator'}-${Date.now()}.log`), text);
+  } catch {
+    // the log is a convenience
+  }
+}
+
+/** CPU seconds (user + system) of a live process from /proc: independent of the process itself. */
+export function procCpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // Fields after the command name (which may hold spaces) start after the last ')'.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const ticks = Number(fields[11]) + Number(fields[12]); // utime, stime (fields 14, 15 of stat)
+  return ticks / 100; // USER_HZ is 100 on Linux
+}
+
+/** VmHWM (peak resident set) and VmRSS of a live process, MiB. */
+export function procMemoryMiB(pid: number): { rss: number; hwm: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (key: string): number => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
+  return { rss: kb('VmRSS') / 1024, hwm: kb('VmHWM') / 1024 };
+}

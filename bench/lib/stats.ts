@@ -1,0 +1,57 @@
+// Summary statistics over latency samples (milliseconds). Nearest-rank percentiles: every figure
+// reported is a sample that was actually observed, never an interpolation between two.
+
+export interface Summary {
+  count: number;
+  min_ms: number | null;
+  p50_ms: number | null;
+  p90_ms: number | null;
+  p99_ms: number | null;
+  max_ms: number | null;
+  mean_ms: number | null;
+}
+
+export function sorted(values: Iterable<number>): Float64Array {
+  const out = Float64Array.from(values);
+  out.sort();
+  return out;
+}
+
+/** Nearest-rank percentile of ascending `s` (p in 0..100); null when there are no samples. */
+export function percentile(s: Float64Array, p: number): number | null {
+  if (s.length === 0) return null;
+  const rank = Math.ceil((p / 100) * s.length);
+  return s[Math.min(s.length - 1, Math.max(0, rank - 1))] as number;
+}
+
+/** Rounded to 0.01 ms: sub-10 µs digits are noise in every figure here. */
+export function round2(v: number | null): number | null {
+  return v === null ? null : Math.round(v * 100) / 100;
+}
+
+export function summarize(values: Iterable<number>): Summary {
+  const s = sorted(values);
+  let sum = 0;
+  for (const v of s) sum += v;
+  return {
+    count: s.length,
+    min_ms: round2(s.length ? (s[0] as number) : null),
+    p50_ms: round2(percentile(s, 50)),
+    p90_ms: round2(percentile(s, 90)),
+    p99_ms: round2(percentile(s, 99)),
+    max_ms: round2(s.length ? (s[s.length - 1] as number) : null),
+    mean_ms: round2(s.length ? sum / s.length : null),
+  };
+}
+
+/** Points of the empirical CDF, thinned to at most `maxPoints` (for the chart). */
+export function cdfPoints(values: Iterable<number>, maxPoints = 400): Array<[number, number]> {
+  const s = sorted(values);
+  if (s.length === 0) return [];
+  const step = Math.max(1, Math.floor(s.length / maxPoints));
+  const out: Array<[number, number]> = [];
+  for (let i = 0; i < s.length; i += step) out.push([s[i] as number, (i + 1) / s.length]);
+  const last = s.length - 1;
+  if (out[out.length - 1]?.[1] !== 1) out.push([s[last] as number, 1]);
+  return out;
+}

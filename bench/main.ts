@@ -1,0 +1,170 @@
+// `make bench`: trigger latency, throughput and scale of secondcron on a private local control plane,
+// side by side with the upstream CronJob controller of the same kube-controller-manager. Measures,
+// never asserts: prints a table, writes bench/results/latest.json and bench/results/latency.svg.
+//
+//   BENCH_QUICK=1        reduced sizes (under 3 minutes)
+//   BENCH_ONLY=a,b       run only these scenarios (floor, steady, burst, scale, scheduler); results
+//                        then go to bench/results/partial.json, never over latest.json
+//   BENCH_PODS=1         Jobs run a real (kwok) pod instead of completing at once without one
+//   BENCH_CPU_PROF=dir   V8 CPU profile of every operator run into dir
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+import { type Cluster, startCluster } from '../test/cluster/cluster.js';
+import { benchConfig } from './config.js';
+import { CRD_PATH, restFor, serverVersion } from './lib/kube.js';
+import { commit, load, machineInfo } from './lib/machine.js';
+import { say } from './lib/progress.js';
+import { type Results, failed, isFailed } from './report/results.js';
+import { type RunSamples, judge, printTable, writeResults } from './report/write.js';
+import { BURST_TIMING, runBurst } from './scenarios/burst.js';
+import { runFloor } from './scenarios/floor.js';
+import { type ScaleRun, startScale } from './scenarios/scale.js';
+import { runScheduler } from './scenarios/scheduler.js';
+import { runSteady } from './scenarios/steady.js';
+
+const SCENARIOS = ['scheduler', 'floor', 'steady', 'scale', 'burst'] as const;
+type Scenario = (typeof SCENARIOS)[number];
+
+/** The repository root: the nearest directory above this file with a package.json. */
+function repoRoot(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(join(dir, 'package.json'))) {
+    const parent = dirname(dir);
+    if (parent === dir) throw new Error('bench: cannot find the repository root (package.json)');
+    dir = parent;
+  }
+  return dir;
+}
+
+function selected(env: NodeJS.ProcessEnv): Set<Scenario> {
+  if (!env.BENCH_ONLY) return new Set(SCENARIOS);
+  const wanted = env.BENCH_ONLY.split(',').map((s) => s.trim()).filter(Boolean);
+  const unknown = wanted.filter((w) => !(SCENARIOS as readonly string[]).includes(w));
+  if (unknown.length) throw new Error(`BENCH_ONLY: unknown scenario(s) ${unknown.join(', ')}; known: ${SCENARIOS.join(', ')}`);
+  return new Set(wanted as Scenario[]);
+}
+
+async function main(): Promise<number> {
+  const root = repoRoot();
+  process.chdir(root); // the operator runs dist/main.js relative to the working directory
+  const cfg = benchConfig(process.env);
+  const only = selected(process.env);
+  const startedAt = new Date();
+  const t0 = performance.now();
+  const machine = machineInfo();
+  const notRun = new Error(`not run (BENCH_ONLY=${process.env.BENCH_ONLY ?? ''})`);
+  say(`secondcron bench (${cfg.quick ? 'QUICK' : 'full'}${cfg.pods ? ', real pods' : ''}) at ${commit().slice(0, 12)}; ${machine.cores} cores ${machine.cpu_model}; load ${machine.load_start.join(' ')}`);
+  if ((machine.load_start[0] ?? 0) > 1) say(`note: the machine is busy (1-minute load ${machine.load_start[0]} on ${machine.cores} cores): expect noisy figures`);
+
+  const results: Results = {
+    commit: commit(),
+    quick: cfg.quick,
+    date: startedAt.toISOString(),
+    duration_s: 0,
+    machine,
+    config: cfg,
+    floor: failed('floor', notRun),
+    steady: failed('steady', notRun),
+    burst: failed('burst', notRun),
+    scale: failed('scale', notRun),
+    scheduler: failed('scheduler', notRun),
+    targets: [],
+  };
+  const samples: RunSamples = {};
+  let errors = 0;
+  const attempt = async (name: Scenario, run: () => Promise<void>): Promise<void> => {
+    if (!only.has(name)) return;
+    try {
+      await run();
+    } catch (err) {
+      errors++;
+      results[name] = failed(name, err);
+      say(`${name}: FAILED: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+    }
+  };
+
+  // The pure core first, while no control plane competes for the CPU.
+  await attempt('scheduler', async () => {
+    const r = await runScheduler(cfg.scheduler);
+    results.scheduler = r.result;
+    samples.scheduler = r.samples;
+  });
+
+  let cluster: Cluster | undefined;
+  if (['floor', 'steady', 'scale', 'burst'].some((s) => only.has(s as Scenario))) {
+    say('starting a private control plane (etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kwok)');
+    cluster = await startCluster({ nodes: 1 });
+    say(`control plane up in ${(cluster.startupMs / 1000).toFixed(1)} s (${cluster.dir})`);
+  }
+  try {
+    if (cluster) {
+      const c = cluster;
+      const crd = await c.kubectl(['apply', '-f', CRD_PATH]);
+      if (crd.code !== 0) throw new Error(`applying the CRD: ${crd.stderr}`);
+      const est = await c.kubectl(['wait', '--for=condition=established', 'crd/secondcronjobs.secondcron.io', '--timeout=60s']);
+      if (est.code !== 0) throw new Error(`CRD not established: ${est.stderr}`);
+      machine.k8s_version = await serverVersion(restFor(c.kubeconfigPath));
+
+      await attempt('floor', async () => {
+        const r = await runFloor(c, { ...cfg.floor, batchSize: cfg.steady.schedules, pods: cfg.pods });
+        results.floor = r.result;
+        samples.floorRtt = r.samples.rttConcurrent;
+        samples.floorBatch = r.samples.batchToWatch;
+      });
+      await attempt('steady', async () => {
+        const r = await runSteady(c, { ...cfg.steady, pods: cfg.pods });
+        results.steady = r.result;
+        samples.steady = r.samples;
+      });
+      // Scale before burst: once its operator has stopped writing, its idle window runs while the
+      // burst scenario waits for its slots (see scenarios/scale.ts for why that is sound).
+      let scale: ScaleRun | undefined;
+      await attempt('scale', async () => {
+        scale = await startScale(c, { ...cfg.scale, pods: cfg.pods });
+      });
+      let idle: Promise<void> | undefined;
+      const measureIdle = (run: ScaleRun, concurrentWith: string | null): Promise<void> =>
+        attempt('scale', async () => {
+          results.scale = await run.measureIdle(concurrentWith);
+        });
+      if (scale && !(scale.result.settled && only.has('burst'))) await measureIdle(scale, null);
+      else if (scale) idle = measureIdle(scale, 'burst');
+      try {
+        await attempt('burst', async () => {
+          const floorP50 = isFailed(results.floor) ? null : results.floor.p50_ms;
+          const timing = cfg.quick ? BURST_TIMING.quick : BURST_TIMING.full;
+          const r = await runBurst(c, { ...cfg.burst, pods: cfg.pods, floorConcurrentP50Ms: floorP50, timing });
+          results.burst = r.result;
+          samples.burstOurs = r.samples.secondcron;
+          samples.burstUpstream = r.samples.cronjob;
+        });
+      } finally {
+        await idle;
+      }
+    }
+  } finally {
+    if (cluster) {
+      say('stopping the control plane');
+      await cluster.stop();
+    }
+  }
+
+  machine.load_end = load();
+  results.duration_s = Math.round((performance.now() - t0) / 1000);
+  judge(results);
+  const partial = process.env.BENCH_ONLY !== undefined && process.env.BENCH_ONLY !== '';
+  const { jsonPath, svgPath } = writeResults(join(root, 'bench', 'results'), partial, results, samples);
+  printTable(results);
+  say(`wrote ${jsonPath} and ${svgPath}; load at the end ${machine.load_end.join(' ')}; ${results.duration_s} s in all`);
+  return errors > 0 ? 1 : 0;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    process.stderr.write(`bench failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    process.exit(1);
+  },
+);

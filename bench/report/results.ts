@@ -1,0 +1,50 @@
+// bench/results/latest.json: one object, scenario → figures, plus machine and versions. The names
+// the issue fixes (floor.p50_ms, steady.missed, burst.ratio_last, …) are always present; a scenario
+// that failed has them null and says why in `error`.
+import type { BurstResult } from '../scenarios/burst.js';
+import type { FloorResult } from '../scenarios/floor.js';
+import type { ScaleResult } from '../scenarios/scale.js';
+import type { SchedulerResult } from '../scenarios/scheduler.js';
+import type { SteadyResult } from '../scenarios/steady.js';
+import type { MachineInfo } from '../lib/machine.js';
+import type { BenchConfig } from '../config.js';
+import type { Target } from './targets.js';
+
+/** A scenario that did not finish: its fixed names set to null, and the reason. */
+export interface Failed {
+  error: string;
+  [figure: string]: string | null;
+}
+
+export interface Results {
+  commit: string;
+  quick: boolean;
+  date: string;
+  duration_s: number;
+  machine: MachineInfo;
+  config: BenchConfig;
+  floor: FloorResult | Failed;
+  steady: SteadyResult | Failed;
+  burst: BurstResult | Failed;
+  scale: ScaleResult | Failed;
+  scheduler: SchedulerResult | Failed;
+  targets: Target[];
+}
+
+export const FIXED = {
+  floor: ['p50_ms', 'p99_ms'],
+  steady: ['p50_ms', 'p90_ms', 'p99_ms', 'max_ms', 'expected', 'seen', 'duplicates', 'missed'],
+  burst: ['secondcron_first_ms', 'secondcron_last_ms', 'cronjob_first_ms', 'cronjob_last_ms', 'ratio_last'],
+  scale: ['schedules', 'rss_mib', 'ready_s', 'idle_cpu_pct'],
+  scheduler: ['p50_ms', 'p99_ms'],
+} as const;
+
+export function failed(scenario: keyof typeof FIXED, err: unknown): Failed {
+  const out: Failed = { error: err instanceof Error ? err.message : String(err) };
+  for (const f of FIXED[scenario]) out[f] = null;
+  return out;
+}
+
+export function isFailed(r: object): r is Failed {
+  return 'error' in r;
+}

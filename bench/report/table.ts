@@ -1,0 +1,116 @@
+// The run as a table: every figure worth reading, the issue's targets marked met / MISSED. Printed
+// at the end of a run and pasted (as Markdown) into bench/README.md.
+import type { Results } from './results.js';
+import { isFailed } from './results.js';
+import type { Target } from './targets.js';
+
+interface Row {
+  scenario: string;
+  figure: string;
+  value: string;
+  target: string;
+  verdict: string;
+}
+
+const f = (v: number | null | undefined, unit = 'ms'): string => (v === null || v === undefined ? 'n/a' : `${v}${unit ? ' ' + unit : ''}`);
+const pair = (a: number | null | undefined, b: number | null | undefined, unit = 'ms'): string => `${f(a, '')} / ${f(b, '')} ${unit}`.trim();
+const verdict = (t: Target | undefined): string => (t === undefined ? '' : t.met === null ? 'n/a' : t.met ? 'met' : 'MISSED');
+
+export function tableRows(r: Results): Row[] {
+  const rows: Row[] = [];
+  const target = (scenario: string, figure: string): Target | undefined => r.targets.find((t) => t.scenario === scenario && t.figure === figure);
+  const add = (scenario: string, figure: string, value: string, t?: Target): void => {
+    rows.push({ scenario, figure, value, target: t?.target ?? '', verdict: verdict(t) });
+  };
+
+  if (isFailed(r.floor)) add('floor', 'FAILED', r.floor.error.split('\n')[0] ?? '');
+  else {
+    const fl = r.floor;
+    add('floor', `create round trip p50 / p99, ${fl.concurrent.concurrency} in flight (${fl.concurrent.creates})`, pair(fl.concurrent.rtt.p50_ms, fl.concurrent.rtt.p99_ms));
+    add('floor', `create round trip p50 / p99, sequential (${fl.sequential.creates})`, pair(fl.sequential.rtt.p50_ms, fl.sequential.rtt.p99_ms));
+    add('floor', 'create → watch arrival p50 / p99, sequential', pair(fl.sequential.createToWatch.p50_ms, fl.sequential.createToWatch.p99_ms));
+    add('floor', 'create → watch arrival p50 / p99, 16 in flight', pair(fl.concurrent.createToWatch.p50_ms, fl.concurrent.createToWatch.p99_ms));
+    add('floor', 'creates per second: 16 in flight / sequential', `${fl.concurrent.perSecond} / ${fl.sequential.perSecond}`);
+    const b = fl.batches;
+    add('floor', `${b.size} creates released each whole second, 16 in flight (${b.batches} s): second → watch p50 / p99`, pair(b.secondToWatch.p50_ms, b.secondToWatch.p99_ms));
+  }
+
+  if (isFailed(r.steady)) add('steady', 'FAILED', r.steady.error.split('\n')[0] ?? '');
+  else {
+    const s = r.steady;
+    add('steady', 'schedules × seconds', `${s.schedules} × ${s.seconds} s`);
+    add('steady', 'slot → watch p50', f(s.p50_ms), target('steady', 'p50'));
+    add('steady', 'slot → watch p90', f(s.p90_ms));
+    add('steady', 'slot → watch p99', f(s.p99_ms), target('steady', 'p99'));
+    add('steady', 'slot → watch max', f(s.max_ms));
+    add('steady', 'p50 vs floor (16-in-flight round trip p50)', f(s.p50_ms), target('steady', 'p50 vs floor p50'));
+    if (!isFailed(r.floor)) {
+      const fb = r.floor.batches.secondToWatch;
+      const d = (a: number | null, b: number | null): number | null => (a === null || b === null ? null : Math.round((a - b) * 100) / 100);
+      add('steady', 'minus the floor batches (same shape, no operator): p50 / p99', pair(d(s.p50_ms, fb.p50_ms), d(s.p99_ms, fb.p99_ms)));
+    }
+    add('steady', 'Jobs expected / seen', `${s.expected} / ${s.seen}`);
+    add('steady', 'duplicates', String(s.duplicates), target('steady', 'duplicates'));
+    add('steady', 'missed', String(s.missed), target('steady', 'missed'));
+    add('steady', 'operator: CPU, timer lateness p99, trigger latency p50 / p99', `${f(s.operator.cpu_pct, '%')}, ≤ ${f(s.operator.timer_lateness_p99_ms)}, ≤ ${pair(s.operator.trigger_latency_p50_ms, s.operator.trigger_latency_p99_ms)}`);
+    add('steady', 'operator: API requests per second', Object.entries(s.operator.requests_per_s).map(([k, v]) => `${k} ${v}`).join(', '));
+    const reasons = Object.entries(s.operator.missed_by_reason);
+    if (reasons.length) add('steady', 'operator: slots it counted as missed, by reason', reasons.map(([k, v]) => `${k} ${v}`).join(', '));
+  }
+
+  if (isFailed(r.burst)) add('burst', 'FAILED', r.burst.error.split('\n')[0] ?? '');
+  else {
+    const b = r.burst;
+    const sideRow = (name: string, s: typeof b.secondcron): void =>
+      add('burst', `${name}: ${s.seen}/${s.schedules} Jobs; first / p50 / p99 / last after the slot`, `${f(s.first_ms, '')} / ${f(s.p50_ms, '')} / ${f(s.p99_ms, '')} / ${f(s.last_ms)}`);
+    sideRow('secondcron', b.secondcron);
+    sideRow('CronJob (upstream)', b.cronjob);
+    add('burst', 'CronJob last / secondcron last', f(b.ratio_last, '×'), target('burst', 'CronJob last / ours last'));
+    const l = b.limits;
+    add('burst', `secondcron limits: token bucket (qps ${l.qps}, burst ${l.burst}) / concurrency ${l.max_concurrent_creates} alone`, `${f(l.token_bucket_floor_ms, '')} / ${f(l.concurrency_floor_ms)}`);
+    add('burst', 'secondcron: max queue depth / in flight, 429s, busy before slot', `${l.max_queue_depth} / ${l.max_inflight}, ${l.throttled_429}, ${l.busy_before_slot ? 'yes' : 'no'}`);
+    add('burst', 'secondcron operator during its burst: CPU, API requests per second', `${f(l.operator.cpu_pct, '%')}, ${Object.entries(l.operator.requests_per_s).map(([k, v]) => `${k} ${v}`).join(', ')}`);
+  }
+
+  if (isFailed(r.scale)) add('scale', 'FAILED', r.scale.error.split('\n')[0] ?? '');
+  else {
+    const s = r.scale;
+    add('scale', 'schedules (created before start, per second)', `${s.schedules} (${s.create_per_s}/s)`);
+    add('scale', 'RSS peak', f(s.rss_mib, 'MiB'), target('scale', 'RSS (peak)'));
+    add('scale', 'RSS idle / VmHWM; heap used peak / idle', `${f(s.rss_idle_mib, '')} / ${f(s.rss_hwm_mib, 'MiB')}; ${f(s.heap_used_mib, '')} / ${f(s.heap_used_idle_mib, 'MiB')}`);
+    add('scale', 'start → ready (readyz 200 and all scheduled)', f(s.ready_s, 's'), target('scale', 'start → ready'));
+    add('scale', 'start → caches synced / leader / all finalizers + status written', `${f(s.caches_synced_s, '')} / ${f(s.leader_s, '')} / ${f(s.writes_done_s, 's')}`);
+    add('scale', `idle CPU over ${s.idle_seconds} s (/proc cross-check)${s.settled ? '' : ' — start-up writes NOT finished'}`, `${f(s.idle_cpu_pct, '%')} (${f(s.idle_cpu_pct_proc, '%')})`, target('scale', 'idle CPU'));
+    add('scale', 'Lease lost by the operator during the scenario', s.leader_losses === null ? 'n/a' : String(s.leader_losses));
+  }
+
+  if (isFailed(r.scheduler)) add('scheduler', 'FAILED', r.scheduler.error.split('\n')[0] ?? '');
+  else {
+    const s = r.scheduler;
+    add('scheduler', `lateness p50, ${s.spread.entries} timers/s spread 1 ms apart, ${s.spread.seconds} s`, f(s.spread.lateness.p50_ms));
+    add('scheduler', 'lateness p99', f(s.spread.lateness.p99_ms), target('scheduler', 'lateness p99'));
+    add('scheduler', 'lateness max; fires / expected', `${f(s.spread.lateness.max_ms)}; ${s.spread.fires} / ${s.spread.expected}`);
+    add('scheduler', `aligned (${s.aligned.entries} on one whole second): lateness p99; onFire of the last p99`, `${f(s.aligned.lateness.p99_ms)}; ${f(s.aligned.callback.p99_ms)}`);
+    add('scheduler', 'machine floor: bare setTimeout(1 ms) lateness p50 / p99 / max', `${f(s.baseline_settimeout.lateness.p50_ms, '')} / ${f(s.baseline_settimeout.lateness.p99_ms, '')} / ${f(s.baseline_settimeout.lateness.max_ms)}`);
+  }
+  return rows;
+}
+
+export function textTable(rows: Row[]): string {
+  const header: Row = { scenario: 'scenario', figure: 'figure', value: 'value', target: 'target', verdict: 'verdict' };
+  const all = [header, ...rows];
+  const w = (k: keyof Row): number => Math.max(...all.map((r) => r[k].length));
+  const line = (r: Row): string =>
+    [r.scenario.padEnd(w('scenario')), r.figure.padEnd(w('figure')), r.value.padEnd(w('value')), r.target.padEnd(w('target')), r.verdict].join('  ').trimEnd();
+  const sep = '-'.repeat(w('scenario') + w('figure') + w('value') + w('target') + w('verdict') + 8);
+  return [line(header), sep, ...rows.map(line)].join('\n');
+}
+
+export function markdownTable(rows: Row[]): string {
+  const esc = (s: string): string => s.replace(/\|/g, '\\|');
+  return [
+    '| scenario | figure | value | target | verdict |',
+    '|---|---|---|---|---|',
+    ...rows.map((r) => `| ${esc(r.scenario)} | ${esc(r.figure)} | ${esc(r.value)} | ${esc(r.target)} | ${r.verdict === 'MISSED' ? '**MISSED**' : r.verdict} |`),
+  ].join('\n');
+}

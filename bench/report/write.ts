@@ -1,0 +1,65 @@
+// The end of a run: judge the targets, write the JSON and the SVG, print the table.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+import type { Results } from './results.js';
+import { latencySvg } from './svg.js';
+import { markdownTable, tableRows, textTable } from './table.js';
+import { judgeTargets } from './targets.js';
+
+/** Latency samples of the run, for the chart (ms). */
+export interface RunSamples {
+  floorRtt?: number[];
+  floorBatch?: number[];
+  steady?: number[];
+  burstOurs?: number[];
+  burstUpstream?: number[];
+  scheduler?: number[];
+}
+
+const num = (r: object, k: string): number | null => {
+  const v = (r as Record<string, unknown>)[k];
+  return typeof v === 'number' ? v : null;
+};
+
+export function judge(results: Results): void {
+  results.targets = judgeTargets({
+    floorP50: num(results.floor, 'p50_ms'),
+    steady: {
+      p50: num(results.steady, 'p50_ms'),
+      p99: num(results.steady, 'p99_ms'),
+      duplicates: num(results.steady, 'duplicates'),
+      missed: num(results.steady, 'missed'),
+    },
+    ratioLast: num(results.burst, 'ratio_last'),
+    scale: { rss: num(results.scale, 'rss_mib'), ready: num(results.scale, 'ready_s'), idleCpu: num(results.scale, 'idle_cpu_pct') },
+    schedulerP99: num(results.scheduler, 'p99_ms'),
+  });
+}
+
+/** Writes <dir>/<base>.json and the chart; a partial run (BENCH_ONLY) never overwrites latest.json. */
+export function writeResults(dir: string, partial: boolean, results: Results, samples: RunSamples): { jsonPath: string; svgPath: string } {
+  mkdirSync(dir, { recursive: true });
+  const jsonPath = join(dir, partial ? 'partial.json' : 'latest.json');
+  const svgPath = join(dir, partial ? 'partial.svg' : 'latency.svg');
+  writeFileSync(jsonPath, JSON.stringify(results, null, 2) + '\n');
+  const c = results.config;
+  const m = results.machine;
+  const series = [
+    { label: `floor: Job create round trip, 16 in flight`, samples: samples.floorRtt ?? [], color: '#999999' },
+    { label: `floor: ${c.steady.schedules} creates released each second → watch (no operator)`, samples: samples.floorBatch ?? [], color: '#555555' },
+    { label: `steady: slot → watch, ${c.steady.schedules} × intervalSeconds 1`, samples: samples.steady ?? [], color: '#1f77b4' },
+    { label: `burst: secondcron, ${c.burst.schedules} due at once`, samples: samples.burstOurs ?? [], color: '#2ca02c' },
+    { label: `burst: CronJob controller, ${c.burst.schedules} due at once`, samples: samples.burstUpstream ?? [], color: '#d62728' },
+    { label: `scheduler alone: timer lateness, ${c.scheduler.entries}/s`, samples: samples.scheduler ?? [], color: '#9467bd' },
+  ];
+  const subtitle = `${results.commit.slice(0, 12)} · ${results.date.slice(0, 16)}Z · ${c.quick ? 'QUICK' : 'full'} · ${m.cores}× ${m.cpu_model} · ${m.k8s_version} · load ${m.load_start[0]}`;
+  writeFileSync(svgPath, latencySvg('secondcron bench: latency distributions (CDF)', subtitle, series));
+  return { jsonPath, svgPath };
+}
+
+export function printTable(results: Results): void {
+  const rows = tableRows(results);
+  process.stdout.write(`\n${textTable(rows)}\n\n`);
+  process.stdout.write(`Markdown:\n\n${markdownTable(rows)}\n\n`);
+}

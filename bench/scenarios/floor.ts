@@ -1,0 +1,146 @@
+// Scenario 1: the physical floor. Job creates straight from KubeRest (the operator's own client:
+// JSON over undici with one keep-alive dispatcher), sequentially and 16 at a time (the operator's
+// --max-concurrent-creates default), with no scheduler, queue or rate limit in front. The bodies are
+// what the operator posts (buildJob of a real SecondCronJob), and the same independent watcher times
+// when each Job becomes visible, so "create → watch" is comparable with the steady scenario.
+import pLimit from 'p-limit';
+
+import type { Cluster } from '../../test/cluster/cluster.js';
+import { JobWatcher } from '../../test/cluster/job-watcher.js';
+import { type SecondCronJob, jobsPath } from '../../src/controller/api.js';
+import { buildJob } from '../../src/controller/job-builder.js';
+import type { KubeRest } from '../../src/kube/rest.js';
+import { createNamespace, restFor, scjManifest, scjPath } from '../lib/kube.js';
+import { say, sleep, sleepUntil, waitUntil } from '../lib/progress.js';
+import { type Summary, summarize } from '../lib/stats.js';
+
+export interface FloorPhase {
+  creates: number;
+  concurrency: number;
+  rtt: Summary;
+  createToWatch: Summary;
+  perSecond: number;
+}
+
+/**
+ * The steady scenario's shape without the operator: `size` creates released together on every whole
+ * second (16 in flight), timed from that second to the watch arrival of each Job, exactly as steady
+ * times slot → watch. What is left between the two is the operator's own cost.
+ */
+export interface FloorBatches {
+  batches: number;
+  size: number;
+  secondToWatch: Summary;
+}
+
+export interface FloorResult {
+  p50_ms: number | null;
+  p99_ms: number | null;
+  concurrent: FloorPhase;
+  sequential: FloorPhase;
+  batches: FloorBatches;
+}
+
+export interface FloorSamples {
+  rttConcurrent: number[];
+  batchToWatch: number[];
+}
+
+const NS = 'bench-floor';
+const OWNER = 'floor';
+
+async function phase(rest: KubeRest, watcher: JobWatcher, scj: SecondCronJob, firstSlotS: number, creates: number, concurrency: number): Promise<{ p: FloorPhase; rtt: number[]; watch: number[] }> {
+  const limit = pLimit(concurrency);
+  const rtt: number[] = [];
+  const sentAt = new Map<string, number>();
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: creates }, (_, i) =>
+      limit(async () => {
+        const job = buildJob(scj, (firstSlotS + i) * 1000);
+        sentAt.set(job.metadata.name, Date.now());
+        const start = performance.now();
+        await rest.request({ verb: 'create', path: jobsPath(NS), body: job, timeoutMs: 30_000 });
+        rtt.push(performance.now() - start);
+      }),
+    ),
+  );
+  const ms = performance.now() - t0;
+  const allSeen = (): boolean => {
+    const names = new Set(watcher.seen.map((j) => j.name));
+    return [...sentAt.keys()].every((n) => names.has(n));
+  };
+  await waitUntil(allSeen, 30_000);
+  const seenNames = new Map(watcher.seen.map((j) => [j.name, j.arrivedMs]));
+  const watch = [...sentAt].flatMap(([name, sent]) => {
+    const arrived = seenNames.get(name);
+    return arrived === undefined ? [] : [arrived - sent];
+  });
+  return {
+    p: { creates, concurrency, rtt: summarize(rtt), createToWatch: summarize(watch), perSecond: Math.round((creates / ms) * 1000) },
+    rtt,
+    watch,
+  };
+}
+
+async function batchPhase(rest: KubeRest, watcher: JobWatcher, scj: SecondCronJob, firstSlotS: number, batches: number, size: number): Promise<{ b: FloorBatches; samples: number[] }> {
+  const limit = pLimit(16);
+  const releasedAt = new Map<string, number>();
+  let slot = firstSlotS;
+  for (let b = 0; b < batches; b++) {
+    await sleepUntil(Math.ceil(Date.now() / 1000) * 1000);
+    const second = Date.now();
+    const jobs = Array.from({ length: size }, () => buildJob(scj, slot++ * 1000));
+    for (const job of jobs) releasedAt.set(job.metadata.name, second);
+    // Not awaited: like the operator, the next second's batch does not wait for this one.
+    for (const job of jobs) void limit(() => rest.request({ verb: 'create', path: jobsPath(NS), body: job, timeoutMs: 30_000 }));
+    await sleep(500);
+  }
+  const allSeen = (): boolean => {
+    const names = new Set(watcher.seen.map((j) => j.name));
+    return [...releasedAt.keys()].every((n) => names.has(n));
+  };
+  await waitUntil(allSeen, 30_000);
+  const arrived = new Map(watcher.seen.map((j) => [j.name, j.arrivedMs]));
+  const samples = [...releasedAt].flatMap(([name, at]) => {
+    const a = arrived.get(name);
+    return a === undefined ? [] : [a - at];
+  });
+  return { b: { batches, size, secondToWatch: summarize(samples) }, samples };
+}
+
+export async function runFloor(cluster: Cluster, opts: { sequential: number; concurrent: number; batches: number; batchSize: number; pods: boolean }): Promise<{ result: FloorResult; samples: FloorSamples }> {
+  const rest = restFor(cluster.kubeconfigPath);
+  await createNamespace(rest, NS);
+  // A real owner, so the Jobs carry a valid controller reference exactly like the operator's.
+  const scj = await rest.request<SecondCronJob>({
+    verb: 'create',
+    path: scjPath(NS),
+    body: scjManifest(NS, OWNER, { intervalSeconds: 3600, suspend: true }, opts.pods),
+  });
+  const watcher = await new JobWatcher({ kubeconfigPath: cluster.kubeconfigPath, namespace: NS }).start();
+  try {
+    let slot = 1_000_000_000;
+    say('floor: warming up (50 creates)');
+    await phase(rest, watcher, scj, slot, 50, 16);
+    slot += 50;
+    say(`floor: ${opts.sequential} sequential creates`);
+    const seq = await phase(rest, watcher, scj, slot, opts.sequential, 1);
+    slot += opts.sequential;
+    say(`  round trip p50 ${seq.p.rtt.p50_ms} ms p99 ${seq.p.rtt.p99_ms} ms; create → watch p50 ${seq.p.createToWatch.p50_ms} ms p99 ${seq.p.createToWatch.p99_ms} ms; ${seq.p.perSecond}/s`);
+    say(`floor: ${opts.concurrent} creates, 16 in flight`);
+    const conc = await phase(rest, watcher, scj, slot, opts.concurrent, 16);
+    say(`  round trip p50 ${conc.p.rtt.p50_ms} ms p99 ${conc.p.rtt.p99_ms} ms; create → watch p50 ${conc.p.createToWatch.p50_ms} ms p99 ${conc.p.createToWatch.p99_ms} ms; ${conc.p.perSecond}/s`);
+    slot += opts.concurrent;
+    say(`floor: ${opts.batches} batches of ${opts.batchSize} creates released on whole seconds (the steady scenario without the operator)`);
+    const batch = await batchPhase(rest, watcher, scj, slot, opts.batches, opts.batchSize);
+    const b = batch.b.secondToWatch;
+    say(`  second → watch p50 ${b.p50_ms} ms p90 ${b.p90_ms} ms p99 ${b.p99_ms} ms max ${b.max_ms} ms`);
+    return {
+      result: { p50_ms: conc.p.rtt.p50_ms, p99_ms: conc.p.rtt.p99_ms, concurrent: conc.p, sequential: seq.p, batches: batch.b },
+      samples: { rttConcurrent: conc.rtt, batchToWatch: batch.samples },
+    };
+  } finally {
+    watcher.stop();
+  }
+}

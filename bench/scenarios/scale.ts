@@ -1,0 +1,232 @@
+// Scenario 4: many schedules, few firings. N hourly SecondCronJobs exist before the operator starts;
+// how much memory does it need, how long until everything is scheduled, and what does it cost idle?
+//
+// Two phases: startScale() runs the start-up (until ready and the operator stopped writing), then
+// ScaleRun.measureIdle() measures CPU over the idle window. The idle window only reads the
+// operator's CPU counters at its two ends, and the operator watches only its own namespace, so the
+// bench may run the burst scenario meanwhile (other namespaces) without changing what is measured:
+// CPU seconds spent, not latency.
+import type { Cluster } from '../../test/cluster/cluster.js';
+import type { OperatorProcess } from '../../test/cluster/operator-process.js';
+import { bulkCreate, createNamespace, restFor, scjManifest, scjPath } from '../lib/kube.js';
+import { finishOperator, makeOperator, procCpuSeconds, procMemoryMiB, scrape } from '../lib/operator.js';
+import { say, sleep } from '../lib/progress.js';
+import { ScjWriteWatcher } from '../lib/scj-watcher.js';
+import { round2 } from '../lib/stats.js';
+
+export interface ScaleResult {
+  schedules: number;
+  /** Peak RSS seen in /metrics from start to the end of the idle window, MiB. */
+  rss_mib: number | null;
+  /** Start → /readyz 200 and secondcron_schedules{state="active"} == schedules, s. */
+  ready_s: number | null;
+  /** Over idle_seconds, from 10 s after the operator stopped writing (process_cpu_seconds_total), % of one core. */
+  idle_cpu_pct: number | null;
+  idle_seconds: number;
+  /** Same window, from /proc/<pid>/stat (utime+stime): a cross-check independent of the process. */
+  idle_cpu_pct_proc: number | null;
+  heap_used_mib: number | null;
+  rss_idle_mib: number | null;
+  heap_used_idle_mib: number | null;
+  /** VmHWM from /proc at the end: the true peak resident set, sampled or not. */
+  rss_hwm_mib: number | null;
+  create_s: number;
+  create_per_s: number;
+  caches_synced_s: number | null;
+  leader_s: number | null;
+  /** Start → the operator's write requests (patch, create) stopped for QUIET_MS. */
+  writes_quiet_s: number | null;
+  /** Start → every resource has our finalizer and a status with a Ready condition (seen by a watch). */
+  writes_done_s: number | null;
+  /** Resources still without our finalizer / without a status when the start-up phase ended. */
+  missing_finalizers: number;
+  missing_status: number;
+  /** Requests the operator made during the start-up phase, by verb and code. */
+  startup_requests: Record<string, number>;
+  /** Times the operator lost the Lease between start and the end of the idle window (it should be 0). */
+  leader_losses: number | null;
+  /** The operator had stopped writing before the idle window began: "idle" really was idle. */
+  settled: boolean;
+  /** What else the bench ran during the idle window (it does not share the operator's namespace). */
+  idle_concurrent_with: string | null;
+}
+
+export interface ScaleRun {
+  readonly result: ScaleResult;
+  /** Measures the idle window, fills in the remaining figures and stops the operator. */
+  measureIdle(concurrentWith: string | null): Promise<ScaleResult>;
+  /** Stops the operator without measuring (on failure elsewhere). */
+  abort(): Promise<void>;
+}
+
+const NS = 'bench-scale';
+const QUIET_MS = 3_000;
+/** After the start-up writes, before the idle window: the garbage of start-up is collected first. */
+const SETTLE_MS = 10_000;
+const POLL_MS = 250;
+/**
+ * /metrics is read less often than /readyz: rendering it makes the operator count every schedule
+ * (secondcron_schedules), ~20 ms at 10,000, so a 4 Hz scrape would itself cost ~8 % of a core.
+ */
+const METRICS_EVERY = 4;
+
+/** Hourly slots (`S M * * * *`) spread over the hour but never within the next 20 minutes: none fires during the run. */
+function hourlySchedules(n: number): string[] {
+  const m0 = new Date().getUTCMinutes();
+  const minutes = Array.from({ length: 60 }, (_, m) => m).filter((m) => (m - m0 + 60) % 60 >= 20);
+  return Array.from({ length: n }, (_, i) => `${Math.floor(i / minutes.length) % 60} ${minutes[i % minutes.length]} * * * *`);
+}
+
+const mib = (bytes: number): number => round2(bytes / 2 ** 20) as number;
+
+export async function startScale(cluster: Cluster, opts: { schedules: number; idleSeconds: number; timeoutS: number; pods: boolean }): Promise<ScaleRun> {
+  const rest = restFor(cluster.kubeconfigPath);
+  await createNamespace(rest, NS);
+  const n = opts.schedules;
+  say(`scale: creating ${n} hourly SecondCronJobs (32 concurrent POSTs) before the operator starts`);
+  const bulk = await bulkCreate(rest, scjPath(NS), hourlySchedules(n).map((s, i) => scjManifest(NS, `hourly-${String(i).padStart(5, '0')}`, { schedule: s }, opts.pods)), 32);
+  say(`scale: created in ${(bulk.ms / 1000).toFixed(1)} s (${bulk.perSecond}/s)`);
+  const writes = await new ScjWriteWatcher(cluster.kubeconfigPath, NS).start();
+
+  const op = makeOperator(cluster, NS);
+  const t0 = performance.now();
+  const since = (): number => round2((performance.now() - t0) / 1000) as number;
+  await op.start();
+  say(`scale: operator started (pid ${op.pid}); polling /readyz every ${POLL_MS} ms, /metrics every ${POLL_MS * METRICS_EVERY} ms`);
+  const r: ScaleResult = {
+    schedules: n,
+    rss_mib: null,
+    ready_s: null,
+    idle_cpu_pct: null,
+    idle_seconds: opts.idleSeconds,
+    idle_cpu_pct_proc: null,
+    heap_used_mib: null,
+    rss_idle_mib: null,
+    heap_used_idle_mib: null,
+    rss_hwm_mib: null,
+    create_s: round2(bulk.ms / 1000) as number,
+    create_per_s: bulk.perSecond,
+    caches_synced_s: null,
+    leader_s: null,
+    writes_quiet_s: null,
+    writes_done_s: null,
+    missing_finalizers: n,
+    missing_status: n,
+    startup_requests: {},
+    leader_losses: null,
+    settled: false,
+    idle_concurrent_with: null,
+  };
+  let peakRss = 0;
+  let peakHeap = 0;
+  try {
+    const deadline = performance.now() + opts.timeoutS * 1000;
+    let lastLog = 0;
+    let lastWrites = -1;
+    let lastWriteChange = performance.now();
+    let active = 0;
+    for (let poll = 0; performance.now() < deadline; poll++) {
+      if (!op.running) throw new Error(`operator exited during start-up\n${op.logs(20)}`);
+      const readyz = await fetch(`http://127.0.0.1:${op.healthPort}/readyz`, { signal: AbortSignal.timeout(2_000) })
+        .then((res) => res.status)
+        .catch(() => 0);
+      if (readyz === 200 && r.caches_synced_s === null) r.caches_synced_s = since();
+      // Between scrapes only /readyz is new; once it is 200, scrape at once to catch "all scheduled".
+      const scrapeNow = poll % METRICS_EVERY === 0 || (readyz === 200 && r.ready_s === null);
+      const m = scrapeNow ? await scrape(op, 2_000).catch(() => undefined) : undefined;
+      const c = writes.counts();
+      if (scrapeNow && m) {
+        peakRss = Math.max(peakRss, m.get('process_resident_memory_bytes') ?? 0);
+        peakHeap = Math.max(peakHeap, m.get('nodejs_heap_size_used_bytes') ?? 0);
+        active = m.get('secondcron_schedules', 'state="active"') ?? 0;
+        const leading = m.get('secondcron_leader') === 1;
+        if (leading && r.leader_s === null) r.leader_s = since();
+        if (readyz === 200 && active === n && r.ready_s === null) {
+          r.ready_s = since();
+          say(`scale: ready and all ${n} scheduled after ${r.ready_s} s (RSS ${(peakRss / 2 ** 20).toFixed(0)} MiB so far)`);
+        }
+        if (c.finalizers >= n && c.status >= n && r.writes_done_s === null) {
+          r.writes_done_s = since();
+          say(`scale: every resource has its finalizer and status after ${r.writes_done_s} s`);
+        }
+        const writeCount = m.sum('secondcron_api_requests_total', 'verb="patch"') + m.sum('secondcron_api_requests_total', 'verb="create"');
+        if (writeCount !== lastWrites) {
+          lastWrites = writeCount;
+          lastWriteChange = performance.now();
+          r.writes_quiet_s = null;
+        } else if (r.writes_quiet_s === null && writeCount > 0 && performance.now() - lastWriteChange >= QUIET_MS) {
+          r.writes_quiet_s = round2((lastWriteChange - t0) / 1000);
+        }
+        for (const verb of ['create', 'patch', 'get', 'list', 'update']) {
+          for (const code of ['200', '201', '409', '429', '500', '504', 'error']) {
+            const v = m.sum('secondcron_api_requests_total', `verb="${verb}"`, `code="${code}"`);
+            if (v > 0) r.startup_requests[`${verb} ${code}`] = v;
+          }
+        }
+        if (performance.now() - lastLog > 5_000) {
+          lastLog = performance.now();
+          say(`  t=${since()} s readyz ${readyz} active ${active}/${n} finalizers ${c.finalizers} status ${c.status} writes ${writeCount} RSS ${((m.get('process_resident_memory_bytes') ?? 0) / 2 ** 20).toFixed(0)} MiB`);
+        }
+        if (r.ready_s !== null && leading && (r.writes_done_s !== null || r.writes_quiet_s !== null)) break;
+      } else if (scrapeNow && performance.now() - lastLog > 5_000) {
+        lastLog = performance.now();
+        say(`  t=${since()} s readyz ${readyz}, /metrics not answering within 2 s; finalizers ${c.finalizers} status ${c.status}`);
+      }
+      await sleep(POLL_MS);
+    }
+    const c = writes.counts();
+    r.missing_finalizers = n - c.finalizers;
+    r.missing_status = n - c.status;
+    r.settled = r.writes_done_s !== null || r.writes_quiet_s !== null;
+    if (!r.settled || r.ready_s === null) {
+      say(`scale: WARNING start-up not over after ${opts.timeoutS} s (ready ${r.ready_s}, finalizers ${c.finalizers}/${n}, status ${c.status}/${n}, still writing); the idle figures will not be idle`);
+    } else if (r.missing_finalizers > 0 || r.missing_status > 0) {
+      say(`scale: the operator stopped writing after ${r.writes_quiet_s} s with ${r.missing_finalizers} finalizer(s) and ${r.missing_status} status(es) still missing`);
+    }
+  } catch (err) {
+    writes.stop();
+    await finishOperator(op);
+    throw err;
+  } finally {
+    writes.stop();
+  }
+
+  return {
+    result: r,
+    measureIdle: (concurrentWith) => measureIdle(op, r, opts.idleSeconds, { rss: peakRss, heap: peakHeap }, concurrentWith),
+    abort: () => finishOperator(op),
+  };
+}
+
+async function measureIdle(op: OperatorProcess, r: ScaleResult, idleSeconds: number, peak: { rss: number; heap: number }, concurrentWith: string | null): Promise<ScaleResult> {
+  try {
+    const pid = op.pid as number;
+    r.idle_concurrent_with = concurrentWith;
+    say(`scale: ${SETTLE_MS / 1000} s to settle, then idle CPU over ${idleSeconds} s (no polling meanwhile${concurrentWith ? `; the ${concurrentWith} scenario runs in other namespaces` : ''})`);
+    await sleep(SETTLE_MS);
+    const before = await scrape(op, 30_000).catch(() => undefined);
+    const proc0 = procCpuSeconds(pid);
+    const i0 = performance.now();
+    await sleep(idleSeconds * 1000);
+    const proc1 = procCpuSeconds(pid);
+    const i1 = performance.now();
+    const after = await scrape(op, 30_000).catch(() => undefined);
+    const wallS = (i1 - i0) / 1000;
+    const cpu = (after?.get('process_cpu_seconds_total') ?? NaN) - (before?.get('process_cpu_seconds_total') ?? NaN);
+    r.idle_cpu_pct = Number.isFinite(cpu) ? round2((cpu / wallS) * 100) : null;
+    r.idle_cpu_pct_proc = round2(((proc1 - proc0) / wallS) * 100);
+    r.leader_losses = after?.get('secondcron_leader_transitions_total', 'direction="stopped"') ?? null;
+    const mem = procMemoryMiB(pid);
+    const rssIdle = after?.get('process_resident_memory_bytes') ?? mem.rss * 2 ** 20;
+    const heapIdle = after?.get('nodejs_heap_size_used_bytes') ?? 0;
+    r.rss_idle_mib = mib(rssIdle);
+    r.heap_used_idle_mib = mib(heapIdle);
+    r.rss_mib = mib(Math.max(peak.rss, rssIdle));
+    r.heap_used_mib = mib(Math.max(peak.heap, heapIdle));
+    r.rss_hwm_mib = round2(mem.hwm);
+    say(`scale: idle CPU ${r.idle_cpu_pct} % (/proc: ${r.idle_cpu_pct_proc} %); leader lost ${r.leader_losses} time(s); RSS peak ${r.rss_mib} MiB (VmHWM ${r.rss_hwm_mib}), idle ${r.rss_idle_mib} MiB; heap peak ${r.heap_used_mib} MiB, idle ${r.heap_used_idle_mib} MiB`);
+    return r;
+  } finally {
+    await finishOperator(op);
+  }
+}

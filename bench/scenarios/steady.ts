@@ -1,0 +1,87 @@
+// Scenario 2: many schedules firing every second. Latency is what an independent watcher sees:
+// watch arrival of the Job minus its secondcron.io/scheduled-at slot.
+import type { Cluster } from '../../test/cluster/cluster.js';
+import { JobWatcher } from '../../test/cluster/job-watcher.js';
+import { bulkCreate, createNamespace, restFor, scjManifest, scjPath } from '../lib/kube.js';
+import { finishOperator, procCpuSeconds, scrape, startLeadingOperator } from '../lib/operator.js';
+import { say, sleepUntil, waitUntil } from '../lib/progress.js';
+import { round2, summarize } from '../lib/stats.js';
+import { type OperatorFigures, operatorFigures } from './operator-figures.js';
+
+export interface SteadyResult {
+  p50_ms: number | null;
+  p90_ms: number | null;
+  p99_ms: number | null;
+  max_ms: number | null;
+  expected: number;
+  seen: number;
+  duplicates: number;
+  missed: number;
+  schedules: number;
+  seconds: number;
+  min_ms: number | null;
+  mean_ms: number | null;
+  operator: OperatorFigures;
+}
+
+const NS = 'bench-steady';
+const GRACE_MS = 5_000;
+
+export async function runSteady(cluster: Cluster, opts: { schedules: number; seconds: number; pods: boolean }): Promise<{ result: SteadyResult; samples: number[] }> {
+  const rest = restFor(cluster.kubeconfigPath);
+  await createNamespace(rest, NS);
+  say('steady: starting the operator');
+  const op = await startLeadingOperator(cluster, NS);
+  const watcher = await new JobWatcher({ kubeconfigPath: cluster.kubeconfigPath, namespace: NS }).start();
+  try {
+    const names = Array.from({ length: opts.schedules }, (_, i) => `tick-${String(i).padStart(4, '0')}`);
+    const bulk = await bulkCreate(rest, scjPath(NS), names.map((n) => scjManifest(NS, n, { intervalSeconds: 1 }, opts.pods)), 16);
+    say(`steady: ${opts.schedules} SecondCronJobs (intervalSeconds: 1) created in ${bulk.ms} ms; waiting for each to fire once`);
+    const warm = await waitUntil(() => new Set(watcher.seen.map((j) => j.owner)).size >= opts.schedules, 30_000, 200);
+    if (!warm) say(`steady: WARNING only ${new Set(watcher.seen.map((j) => j.owner)).size} of ${opts.schedules} schedules fired within 30 s`);
+
+    const w0 = Math.ceil(Date.now() / 1000) * 1000 + 2_000;
+    const w1 = w0 + opts.seconds * 1000;
+    await sleepUntil(w0 - 500);
+    const before = await scrape(op);
+    const cpu0 = procCpuSeconds(op.pid as number);
+    const t0 = performance.now();
+    say(`steady: measuring slots ${new Date(w0).toISOString()} … ${new Date(w1).toISOString()} (${opts.seconds} s)`);
+    await sleepUntil(w1 + 500);
+    const cpuPct = ((procCpuSeconds(op.pid as number) - cpu0) / ((performance.now() - t0) / 1000)) * 100;
+    const after = await scrape(op);
+    await sleepUntil(w1 + GRACE_MS);
+
+    const wanted = new Set(names);
+    const byKey = new Map<string, number[]>();
+    for (const j of watcher.seen) {
+      if (j.slotMs < w0 || j.slotMs >= w1 || !wanted.has(j.owner)) continue;
+      const key = `${j.owner}@${j.slotMs}`;
+      byKey.set(key, [...(byKey.get(key) ?? []), j.arrivedMs - j.slotMs]);
+    }
+    const latencies = [...byKey.values()].map((l) => Math.min(...l));
+    const duplicates = [...byKey.values()].reduce((n, l) => n + l.length - 1, 0);
+    const expected = opts.schedules * opts.seconds;
+    const s = summarize(latencies);
+    const result: SteadyResult = {
+      p50_ms: s.p50_ms,
+      p90_ms: s.p90_ms,
+      p99_ms: s.p99_ms,
+      max_ms: s.max_ms,
+      expected,
+      seen: byKey.size,
+      duplicates,
+      missed: expected - byKey.size,
+      schedules: opts.schedules,
+      seconds: opts.seconds,
+      min_ms: s.min_ms,
+      mean_ms: s.mean_ms,
+      operator: { ...operatorFigures(after.since(before), after, opts.seconds + 1), cpu_pct: round2(cpuPct) },
+    };
+    say(`steady: seen ${result.seen}/${expected}, duplicates ${duplicates}, missed ${result.missed}; latency p50 ${s.p50_ms} p90 ${s.p90_ms} p99 ${s.p99_ms} max ${s.max_ms} ms; operator CPU ${result.operator.cpu_pct} %`);
+    return { result, samples: latencies };
+  } finally {
+    watcher.stop();
+    await finishOperator(op);
+  }
+}
