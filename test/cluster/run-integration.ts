@@ -9,22 +9,13 @@
 // that needs a private cluster (e.g. to stop its apiserver) calls startCluster() itself.
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join, relative, resolve } from 'node:path';
 
 import { startCluster } from './cluster.js';
+import { repoRoot } from './repo-root.js';
 import { diesWithParent } from './parent-death.js';
 import { shutdownInProgress, track } from './process-registry.js';
 
-function repoRoot(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  while (!existsSync(join(dir, 'package.json'))) {
-    const parent = dirname(dir);
-    if (parent === dir) throw new Error('run-integration: cannot find the repository root (package.json)');
-    dir = parent;
-  }
-  return dir;
-}
 
 function findTestFiles(path: string): string[] {
   if (statSync(path).isFile()) return [path];

@@ -1,25 +1,16 @@
 // The pinned helm (built from its Go module by test/cluster/build-binaries.sh) run against the chart
 // in helm/secondcron, and its rendered output parsed into objects.
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 
 import { type KubernetesObject, loadAllYaml } from '@kubernetes/client-node';
 
 import { runCommand, type CommandResult } from '../../cluster/run-command.js';
+import { repoRoot } from '../../cluster/repo-root.js';
 import { testBinDir } from './cluster-env.js';
 
-/** The repository root, found from this module whether it runs from build/ or the source tree. */
-export const REPO_ROOT = ((): string => {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  while (!existsSync(join(dir, 'package.json'))) {
-    const parent = dirname(dir);
-    if (parent === dir) throw new Error('cannot find the repository root (package.json) above ' + fileURLToPath(import.meta.url));
-    dir = parent;
-  }
-  return dir;
-})();
+export const REPO_ROOT = repoRoot();
 
 export const CHART_DIR = join(REPO_ROOT, 'helm', 'secondcron');
 

@@ -1,11 +1,12 @@
 // Every PromQL expression shipped in grafana/ — dashboard panels, template variables, annotations
 // and alert rules — in one list, so the unit tests (names, conventions) and the integration test
 // (evaluated on a real Prometheus) check exactly the same set.
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 
 import { loadYaml } from '@kubernetes/client-node';
+
+import { repoRoot } from '../../cluster/repo-root.js';
 
 export type QuerySource = 'panel' | 'variable' | 'annotation' | 'alert';
 
@@ -72,16 +73,7 @@ export interface RuleFile {
   groups: { name: string; interval?: string; rules: AlertRule[] }[];
 }
 
-/** The repository root, found from this module whether it runs from build/ or from the source. */
-export function repoRoot(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  while (!existsSync(join(dir, 'package.json'))) {
-    const parent = dirname(dir);
-    if (parent === dir) throw new Error('cannot find the repository root (package.json) above ' + fileURLToPath(import.meta.url));
-    dir = parent;
-  }
-  return dir;
-}
+export { repoRoot };
 
 export const grafanaPath = (file: 'dashboard.json' | 'alerts.yaml' | 'alerts.test.yaml'): string => join(repoRoot(), 'grafana', file);
 
