@@ -13,16 +13,17 @@ import { fileURLToPath } from 'node:url';
 
 import { type Cluster, startCluster } from '../test/cluster/cluster.js';
 import { benchConfig } from './config.js';
+import { drainJobs } from './lib/job-drain.js';
 import { CRD_PATH, restFor, serverVersion } from './lib/kube.js';
 import { commit, load, machineInfo } from './lib/machine.js';
 import { say } from './lib/progress.js';
 import { type Results, failed, isFailed } from './report/results.js';
 import { type RunSamples, judge, printTable, writeResults } from './report/write.js';
 import { BURST_TIMING, runBurst } from './scenarios/burst.js';
-import { runFloor } from './scenarios/floor.js';
+import { FLOOR_NAMESPACE, runFloor } from './scenarios/floor.js';
 import { type ScaleRun, startScale } from './scenarios/scale.js';
 import { runScheduler } from './scenarios/scheduler.js';
-import { runSteady } from './scenarios/steady.js';
+import { STEADY_NAMESPACE, runSteady } from './scenarios/steady.js';
 
 const SCENARIOS = ['scheduler', 'floor', 'steady', 'scale', 'burst'] as const;
 type Scenario = (typeof SCENARIOS)[number];
@@ -113,11 +114,13 @@ async function main(): Promise<number> {
         samples.floorRtt = r.samples.rttConcurrent;
         samples.floorBatch = r.samples.batchToWatch;
       });
+      if (only.has('floor')) await drainJobs(c.kubeconfigPath, FLOOR_NAMESPACE, 180_000);
       await attempt('steady', async () => {
         const r = await runSteady(c, { ...cfg.steady, pods: cfg.pods });
         results.steady = r.result;
         samples.steady = r.samples;
       });
+      if (only.has('steady')) await drainJobs(c.kubeconfigPath, STEADY_NAMESPACE, 180_000);
       // Scale before burst: once its operator has stopped writing, its idle window runs while the
       // burst scenario waits for its slots (see scenarios/scale.ts for why that is sound).
       let scale: ScaleRun | undefined;

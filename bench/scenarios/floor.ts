@@ -46,7 +46,8 @@ export interface FloorSamples {
   batchToWatch: number[];
 }
 
-const NS = 'bench-floor';
+export const FLOOR_NAMESPACE = 'bench-floor';
+const NS = FLOOR_NAMESPACE;
 const OWNER = 'floor';
 
 async function phase(rest: KubeRest, watcher: JobWatcher, scj: SecondCronJob, firstSlotS: number, creates: number, concurrency: number): Promise<{ p: FloorPhase; rtt: number[]; watch: number[] }> {

@@ -24,7 +24,8 @@ export interface SteadyResult {
   operator: OperatorFigures;
 }
 
-const NS = 'bench-steady';
+export const STEADY_NAMESPACE = 'bench-steady';
+const NS = STEADY_NAMESPACE;
 const GRACE_MS = 5_000;
 
 export async function runSteady(cluster: Cluster, opts: { schedules: number; seconds: number; pods: boolean }): Promise<{ result: SteadyResult; samples: number[] }> {
