@@ -23,15 +23,17 @@ const OPERATOR_MAIN = join(HERE, '..', '..', 'src', 'main.js');
 
 export function makeOperator(cluster: Cluster, namespace: string): OperatorProcess {
   const profDir = process.env.BENCH_CPU_PROF ? resolve(process.env.BENCH_CPU_PROF) : undefined;
-  const env = profDir
-    ? { ...cluster.env, BENCH_CPU_PROF: profDir, BENCH_CPU_PROF_NAME: `operator-${namespace}`, NODE_OPTIONS: `--import ${HOOK}` }
-    : cluster.env;
+  // BENCH_NODE_OPTIONS: Node flags for the operator only (e.g. --max-old-space-size=192), for experiments.
+  const nodeOptions = [profDir ? `--import ${HOOK}` : '', process.env.BENCH_NODE_OPTIONS ?? ''].filter(Boolean).join(' ');
+  const env: NodeJS.ProcessEnv = { ...cluster.env, ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}) };
+  if (profDir) Object.assign(env, { BENCH_CPU_PROF: profDir, BENCH_CPU_PROF_NAME: `operator-${namespace}` });
   return new OperatorProcess({
     kubeconfig: cluster.kubeconfigPath,
     env,
     namespaces: [namespace],
     identity: `bench-${namespace}`,
-    mainJs: OPERATOR_MAIN,
+    // BENCH_OPERATOR_MAIN: another build of the operator (e.g. a patched copy), for experiments.
+    mainJs: process.env.BENCH_OPERATOR_MAIN ? resolve(process.env.BENCH_OPERATOR_MAIN) : OPERATOR_MAIN,
     logLevel: 'info',
     args: ['--leader-election-namespace', namespace],
   });
