@@ -13,6 +13,7 @@ import { EventRecorder } from './controller/events.js';
 import { JobCreator } from './controller/job-creator.js';
 import { slimJob, slimSecondCronJob } from './controller/slim.js';
 import { StatusWriter } from './controller/status-writer.js';
+import { WritePriority } from './controller/write-priority.js';
 import { LeaderElector, makeIdentity } from './election/index.js';
 import { KubeLeaseStore } from './election/kube-lease-store.js';
 import { serveHealth, serveMetrics } from './http/servers.js';
@@ -97,6 +98,7 @@ async function main(): Promise<void> {
     },
     onError: (err: unknown) => log.error('scheduler callback failed', { err: err instanceof Error ? err : String(err) }),
   });
+  const priority = new WritePriority(timers);
   const creator = new JobCreator({
     rest,
     maxConcurrent: cfg.maxConcurrentCreates,
@@ -106,20 +108,22 @@ async function main(): Promise<void> {
     random,
     metrics,
     fence: () => leadership.isLeaderFresh(),
+    priority,
   });
   const controller: Controller = new Controller({
     rest,
     scheduler,
     creator,
-    events: new EventRecorder(rest, wall, log.child({ component: 'events' }), identity),
+    events: new EventRecorder(rest, wall, log.child({ component: 'events' }), identity, priority, () => metrics.eventsDropped.inc()),
     metrics,
     leadership,
+    priority,
     wall,
     mono,
     timers,
     log,
   });
-  const statusWriter = new StatusWriter(rest, controller, mono, timers, log.child({ component: 'status' }));
+  const statusWriter = new StatusWriter(rest, controller, mono, timers, log.child({ component: 'status' }), priority);
 
   const namespaces: (string | undefined)[] = cfg.namespaces.length ? cfg.namespaces : [undefined];
   const reflectorBase = { rest, log, mono, timers, random };

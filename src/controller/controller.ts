@@ -23,6 +23,7 @@ import { isActive, isOwnedBy, jobOutcome, jobSlotMs } from './job-state.js';
 import { createDeadlineMs, decideFire } from './policy.js';
 import { type ReadyState, desiredStatus, rfc3339 } from './status.js';
 import type { StatusWriter } from './status-writer.js';
+import type { WritePriority } from './write-priority.js';
 
 export interface Leadership {
   isLeader(): boolean;
@@ -43,6 +44,7 @@ export interface ControllerDeps {
   events: EventSink;
   metrics: Metrics;
   leadership: Leadership;
+  priority: WritePriority;
   wall: WallClock;
   mono: MonotonicClock;
   timers: Timers;
@@ -69,6 +71,14 @@ export class Controller {
   // Finalizers, dry runs and deletions: bounded, so thousands of resources seen at once (a new
   // leader, a restart) cannot flood the API server or starve Job creation of connections.
   private readonly housekeeping = pLimit(8);
+
+  /** Housekeeping writes: bounded, and after any pending Job creates (WritePriority). */
+  private background<T>(fn: () => Promise<T>): Promise<T> {
+    return this.housekeeping(async () => {
+      await this.d.priority.calm();
+      return fn();
+    });
+  }
 
   constructor(private readonly d: ControllerDeps) {}
 
@@ -272,7 +282,7 @@ export class Controller {
     if (this.deleting.has(job.metadata.uid)) return;
     this.deleting.add(job.metadata.uid);
     try {
-      await this.housekeeping(() => deleteJob(this.d.rest, job));
+      await this.background(() => deleteJob(this.d.rest, job));
       this.d.events.record(scj, 'Normal', 'SuccessfulDelete', `Deleted job ${job.metadata.name} (${why})`);
     } catch (err) {
       this.deleting.delete(job.metadata.uid);
@@ -292,10 +302,11 @@ export class Controller {
       if (ready.reason === 'InvalidJobTemplate') this.badTemplate.set(key, { generation: scj.metadata.generation, message: ready.message });
       return;
     }
-    const job = buildJob(scj, Math.floor(this.d.wall.nowMs() / 1000) * 1000);
-    this.housekeeping(() =>
-      this.d.rest.request({ verb: 'create', path: jobsPath(scj.metadata.namespace), query: { dryRun: 'All' }, body: job, timeoutMs: 10_000 }),
-    )
+    // The manifest is built when its turn comes: thousands queued at start-up would otherwise all be in memory.
+    this.background(() => {
+      const job = buildJob(scj, Math.floor(this.d.wall.nowMs() / 1000) * 1000);
+      return this.d.rest.request({ verb: 'create', path: jobsPath(scj.metadata.namespace), query: { dryRun: 'All' }, body: job, timeoutMs: 10_000 });
+    })
       .then(() => {
         this.templateJudged.set(key, scj.metadata.generation);
         this.badTemplate.delete(key);
@@ -318,7 +329,7 @@ export class Controller {
     if (this.busy.has(key)) return;
     this.busy.add(key);
     try {
-      await this.housekeeping(() => addFinalizer(this.d.rest, scj));
+      await this.background(() => addFinalizer(this.d.rest, scj));
     } catch (err) {
       this.d.log.debug('finalizer not added yet (will retry on next change)', { key, err });
     } finally {
@@ -330,7 +341,7 @@ export class Controller {
     if (this.busy.has(key)) return;
     this.busy.add(key);
     try {
-      const jobs = await this.housekeeping(async () => {
+      const jobs = await this.background(async () => {
         const owned = await listOwnedJobs(this.d.rest, scj);
         await Promise.all(owned.map((j) => deleteJob(this.d.rest, j)));
         await removeFinalizer(this.d.rest, scj);

@@ -1,12 +1,16 @@
-// Kubernetes Events about SecondCronJobs. Best effort and never on the hot path: a small queue,
-// repeats of the same reason+message within ten minutes bump the count of one Event (as client-go's
-// aggregator does), and when the API is slow Events are dropped rather than delaying Jobs.
+// Kubernetes Events about SecondCronJobs. Best effort and never on the hot path: a small queue that
+// yields to Job creates, repeats of the same reason+message within ten minutes bump the count of one
+// Event (as client-go's aggregator does), and when the API is slow Events are dropped rather than
+// delaying Jobs. client-go's spam filter applies too (EventAllowance): a 1 s schedule would otherwise
+// write an Event per Job, doubling the API server's load.
 import pLimit from 'p-limit';
 
 import type { WallClock } from '../clock/clock.js';
 import type { Logger } from '../log.js';
 import type { KubeRest } from '../kube/rest.js';
 import type { KubeObject } from '../kube/types.js';
+import { EventAllowance } from './event-allowance.js';
+import type { WritePriority } from './write-priority.js';
 
 export type EventType = 'Normal' | 'Warning';
 
@@ -27,6 +31,7 @@ const MAX_PENDING = 500;
 export class EventRecorder implements EventSink {
   private readonly limit = pLimit(2);
   private readonly seen = new Map<string, Seen>();
+  private readonly allowance: EventAllowance;
   private sequence = 0;
 
   constructor(
@@ -34,16 +39,25 @@ export class EventRecorder implements EventSink {
     private readonly wall: WallClock,
     private readonly log: Logger,
     private readonly instance: string,
-  ) {}
+    private readonly priority: WritePriority,
+    /** Called for every Event not written (spam filter or full queue). */
+    private readonly onDropped: () => void = () => {},
+  ) {
+    this.allowance = new EventAllowance(wall);
+  }
 
   record(obj: KubeObject, type: EventType, reason: string, message: string): void {
-    if (this.limit.pendingCount >= MAX_PENDING) return;
+    if (this.limit.pendingCount >= MAX_PENDING || !this.allowance.take(obj.metadata.uid, type)) {
+      this.onDropped();
+      return;
+    }
     void this.limit(() => this.write(obj, type, reason, message)).catch((err: unknown) =>
       this.log.debug('event not recorded', { reason, err }),
     );
   }
 
   private async write(obj: KubeObject, type: EventType, reason: string, message: string): Promise<void> {
+    await this.priority.calm();
     const now = this.wall.nowMs();
     const ns = obj.metadata.namespace ?? 'default';
     const key = `${obj.metadata.uid}\u0000${type}\u0000${reason}\u0000${message}`;

@@ -10,6 +10,7 @@ import type { KubeRest } from '../kube/rest.js';
 import type { TokenBucket } from '../kube/token-bucket.js';
 import type { Metrics } from '../metrics/metrics.js';
 import { type Job, type JobManifest, jobsPath } from './api.js';
+import type { WritePriority } from './write-priority.js';
 
 export type CreateOutcome =
   | { result: 'created'; job: Job; ackMs: number }
@@ -28,6 +29,8 @@ export interface JobCreatorOptions {
   metrics: Metrics;
   /** True while this replica may act as leader (its last renew is younger than the renew deadline). */
   fence: () => boolean;
+  /** Other writers yield to creates while any is pending. */
+  priority: WritePriority;
   requestTimeoutMs?: number;
 }
 
@@ -43,6 +46,15 @@ export class JobCreator {
 
   /** Creates and waits; never throws. deadlineMs is wall time after which the slot is abandoned. */
   async create(job: JobManifest, deadlineMs: number): Promise<CreateOutcome> {
+    this.opts.priority.begin();
+    try {
+      return await this.createWithRetries(job, deadlineMs);
+    } finally {
+      this.opts.priority.end();
+    }
+  }
+
+  private async createWithRetries(job: JobManifest, deadlineMs: number): Promise<CreateOutcome> {
     for (let attempt = 0; ; attempt++) {
       const outcome = await this.attempt(job, deadlineMs);
       if (!('retryable' in outcome)) return outcome;

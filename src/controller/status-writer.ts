@@ -1,6 +1,7 @@
 // Writes status through the status subresource, coalesced per SecondCronJob: at most one patch in
 // flight and one per `minIntervalMs` for each, always computed from the newest state at write time,
-// and skipped when nothing changed. Status never delays Job creation.
+// and skipped when nothing changed. Status never delays Job creation: it waits for a create burst to
+// be acknowledged (WritePriority), then writes what is true by then.
 import pLimit from 'p-limit';
 
 import type { MonotonicClock, Timers } from '../clock/clock.js';
@@ -9,6 +10,7 @@ import { isNotFound } from '../kube/api-error.js';
 import type { KubeRest } from '../kube/rest.js';
 import { type SecondCronJob, type SecondCronJobStatus, collectionPath } from './api.js';
 import { statusEquals } from './status.js';
+import type { WritePriority } from './write-priority.js';
 
 export interface StatusSource {
   /** The resource as cached and the status it should have now; undefined = nothing to write. */
@@ -32,6 +34,7 @@ export class StatusWriter {
     private readonly mono: MonotonicClock,
     private readonly timers: Timers,
     private readonly log: Logger,
+    private readonly priority: WritePriority,
     private readonly minIntervalMs = 1000,
   ) {}
 
@@ -74,6 +77,7 @@ export class StatusWriter {
   }
 
   private async write(key: string, st: KeyState): Promise<void> {
+    await this.priority.calm();
     const want = this.source.desired(key);
     if (!want) return;
     if (statusEquals(want.scj.status, want.status) || (st.lastWritten && statusEquals(st.lastWritten, want.status))) return;

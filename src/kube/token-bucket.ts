@@ -17,10 +17,23 @@ export class TokenBucket {
 
   /** Takes one token, possibly borrowed from the future; returns the wait in ms before using it. */
   reserve(): number {
-    const now = this.clock.nowMs();
-    this.tokens = Math.min(this.burst, this.tokens + ((now - this.last) * this.qps) / 1000);
-    this.last = now;
+    this.refill();
     this.tokens -= 1;
     return this.tokens >= 0 ? 0 : (-this.tokens * 1000) / this.qps;
+  }
+
+  /** Takes one token if one is there now; never borrows. */
+  tryTake(): boolean {
+    this.refill();
+    if (this.tokens < 1) return false;
+    this.tokens -= 1;
+    return true;
+  }
+
+  private refill(): void {
+    const now = this.clock.nowMs();
+    // max(): a wall clock stepped backwards must not drain the bucket.
+    this.tokens = Math.min(this.burst, this.tokens + (Math.max(0, now - this.last) * this.qps) / 1000);
+    this.last = now;
   }
 }

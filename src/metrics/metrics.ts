@@ -87,6 +87,11 @@ export class Metrics {
     labelNames: ['resource'] as const,
     registers: [this.registry],
   });
+  readonly eventsDropped = new Counter({
+    name: 'secondcron_events_dropped_total',
+    help: 'Kubernetes Events not written: over the per-object allowance (client-go spam filter) or queue full.',
+    registers: [this.registry],
+  });
 
   constructor(defaultMetrics = true) {
     if (defaultMetrics) collectDefaultMetrics({ register: this.registry, eventLoopMonitoringPrecision: 10 });
@@ -95,6 +100,7 @@ export class Metrics {
     for (const r of ['deadline', 'forbid', 'not_leader', 'late', 'error'] as const) this.triggersMissed.inc({ reason: r }, 0);
     for (const d of ['started', 'stopped'] as const) this.leaderTransitions.inc({ direction: d }, 0);
     for (const r of ['secondcronjobs', 'jobs'] as const) this.watchRestarts.inc({ resource: r }, 0);
+    this.eventsDropped.inc(0);
     this.leader.set(0);
   }
 }

@@ -43,3 +43,13 @@ test('retryable: 429, 5xx and network failures; not validation errors or conflic
   assert.equal(isAlreadyExists(new ApiError(409, 'AlreadyExists', 'x')), true);
   assert.equal(isAlreadyExists(new ApiError(409, 'Conflict', 'x')), false);
 });
+
+test('token bucket: tryTake never borrows from the future', () => {
+  let now = 0;
+  const bucket = new TokenBucket(10, 2, { nowMs: () => now });
+  assert.deepEqual([bucket.tryTake(), bucket.tryTake(), bucket.tryTake()], [true, true, false]);
+  now = 50;
+  assert.equal(bucket.tryTake(), false, 'half a token is not a token');
+  now = 100;
+  assert.equal(bucket.tryTake(), true);
+});
