@@ -3,7 +3,6 @@
 // Nothing else in the program reads the environment, the clocks or Math.random directly.
 import { hostname } from 'node:os';
 
-import { KubeConfig } from '@kubernetes/client-node';
 
 import { createSystemTimers, systemMonotonicClock, systemWallClock } from './clock/index.js';
 import { ConfigError, type Config, helpText, parseConfig } from './config.js';
@@ -17,6 +16,7 @@ import { WritePriority } from './controller/write-priority.js';
 import { LeaderElector, makeIdentity } from './election/index.js';
 import { KubeLeaseStore } from './election/kube-lease-store.js';
 import { serveHealth, serveMetrics } from './http/servers.js';
+import { loadConnection } from './kube/connection.js';
 import { Reflector } from './kube/reflector.js';
 import { KubeRest } from './kube/rest.js';
 import { TokenBucket } from './kube/token-bucket.js';
@@ -49,10 +49,10 @@ async function main(): Promise<void> {
   const random = Math.random;
   const metrics = new Metrics();
 
-  const kubeConfig = loadKubeConfig(cfg);
-  const rest = new KubeRest(kubeConfig, { onResponse: (verb, code) => metrics.apiRequests.inc({ verb, code }) });
+  const connection = await loadConnection(cfg.kubeconfig);
+  const rest = new KubeRest(connection, { onResponse: (verb, code) => metrics.apiRequests.inc({ verb, code }) });
   const identity = cfg.identity ?? makeIdentity(process.env.POD_NAME ?? hostname(), random);
-  log.info('starting', { identity, namespaces: cfg.namespaces.length ? cfg.namespaces : 'all', server: kubeConfig.getCurrentCluster()?.server });
+  log.info('starting', { identity, namespaces: cfg.namespaces.length ? cfg.namespaces : 'all', server: connection.server, credentials: connection.source });
 
   const elector = cfg.leaderElect
     ? new LeaderElector({
@@ -216,14 +216,6 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
-}
-
-function loadKubeConfig(cfg: Config): KubeConfig {
-  const kc = new KubeConfig();
-  if (cfg.kubeconfig) kc.loadFromFile(cfg.kubeconfig);
-  else if (process.env.KUBERNETES_SERVICE_HOST) kc.loadFromCluster();
-  else kc.loadFromDefault();
-  return kc;
 }
 
 function mergedCache<T extends SecondCronJob>(reflectors: Reflector<T>[]): Cache<T> {

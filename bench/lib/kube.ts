@@ -1,6 +1,6 @@
 // The bench's own API access: the operator's KubeRest (one keep-alive dispatcher, JSON bodies), so
 // bulk set-up and the floor scenario use exactly the client path the operator uses for Jobs.
-import { KubeConfig } from '@kubernetes/client-node';
+import { readKubeconfig } from '../../src/kube/connection.js';
 import pLimit from 'p-limit';
 
 import { ApiError } from '../../src/kube/api-error.js';
@@ -14,9 +14,9 @@ export const CRONJOB_LABEL = 'bench.secondcron.io/cronjob';
 export const CRONJOB_SLOT_ANNOTATION = 'batch.kubernetes.io/cronjob-scheduled-timestamp';
 
 export function restFor(kubeconfigPath: string): KubeRest {
-  const kc = new KubeConfig();
-  kc.loadFromFile(kubeconfigPath);
-  return new KubeRest(kc);
+  const connection = readKubeconfig(kubeconfigPath);
+  if (!connection) throw new Error(`${kubeconfigPath}: the test control plane's kubeconfig should be a plain token one`);
+  return new KubeRest(connection);
 }
 
 /** Creates the namespace and waits for its default ServiceAccount (pods need it to be admitted). */

@@ -4,7 +4,6 @@
 // between re-watches after clean closes; a scheduler cannot afford either. This reflector re-watches
 // at once after a clean close or an inactivity timeout, relists on 410 Gone, backs off on errors,
 // and a watchdog restarts it if nothing at all has happened for too long.
-import { Watch } from '@kubernetes/client-node';
 
 import type { MonotonicClock, TimerHandle, Timers } from '../clock/clock.js';
 import type { Logger } from '../log.js';
@@ -50,11 +49,8 @@ export class Reflector<T extends KubeObject> {
   private abortWatch: (() => void) | undefined;
   private watchdog: TimerHandle | undefined;
   private wake: (() => void) | undefined;
-  private readonly watcher: Watch;
 
-  constructor(private readonly opts: ReflectorOptions<T>) {
-    this.watcher = new Watch(opts.rest.kubeConfig);
-  }
+  constructor(private readonly opts: ReflectorOptions<T>) {}
 
   get hasSynced(): boolean {
     return this.synced;
@@ -168,47 +164,45 @@ export class Reflector<T extends KubeObject> {
   }
 
   /** One watch request; resolves true if it delivered anything, rejects on errors (410 as ApiError). */
-  private watchOnce(): Promise<boolean> {
-    return new Promise<boolean>((resolve, reject) => {
-      let sawEvents = false;
-      let expired: ApiError | undefined;
-      const query = {
-        resourceVersion: this.resourceVersion,
-        allowWatchBookmarks: true,
-        labelSelector: this.opts.labelSelector,
-        // The server ends the watch itself after this; jitter spreads replicas' reconnects.
-        timeoutSeconds: Math.floor(240 + this.opts.random() * 120),
-      };
-      const onEvent = (type: string, obj: unknown): void => {
-        this.touch();
-        sawEvents = true;
-        if (type === 'ERROR') {
-          const status = obj as WatchStatus;
-          expired = new ApiError(status.code ?? 500, status.reason ?? 'Unknown', status.message ?? 'watch error');
-          this.abortWatch?.();
-          return;
-        }
-        const item = obj as T;
-        if (item?.metadata?.resourceVersion) this.resourceVersion = item.metadata.resourceVersion;
-        if (type === 'BOOKMARK') return;
-        this.apply(type, this.opts.transform ? this.opts.transform(item) : item);
-      };
-      const onDone = (err: unknown): void => {
-        this.abortWatch = undefined;
-        if (expired) return reject(expired);
-        if (!err || this.stopped || isTimeout(err)) return resolve(sawEvents);
-        const status = (err as { statusCode?: number }).statusCode;
-        reject(status ? new ApiError(status, 'WatchFailed', `watch ${this.opts.path}: ${String((err as Error).message)}`) : err);
-      };
-      this.watcher
-        .watch(this.opts.path, query, onEvent, onDone)
-        .then((controller) => {
-          this.touch();
-          if (this.stopped) controller.abort();
-          else this.abortWatch = () => controller.abort();
-        })
-        .catch(reject);
-    });
+  private async watchOnce(): Promise<boolean> {
+    let sawEvents = false;
+    let expired: ApiError | undefined;
+    const controller = new AbortController();
+    this.abortWatch = () => controller.abort();
+    if (this.stopped) controller.abort();
+    const query = {
+      resourceVersion: this.resourceVersion,
+      allowWatchBookmarks: true,
+      labelSelector: this.opts.labelSelector,
+      // The server ends the watch itself after this; jitter spreads replicas' reconnects.
+      timeoutSeconds: Math.floor(240 + this.opts.random() * 120),
+    };
+    const onEvent = (type: string, obj: unknown): void => {
+      this.touch();
+      sawEvents = true;
+      if (type === 'ERROR') {
+        const status = obj as WatchStatus;
+        expired = new ApiError(status.code ?? 500, status.reason ?? 'Unknown', status.message ?? 'watch error');
+        controller.abort();
+        return;
+      }
+      const item = obj as T;
+      if (item?.metadata?.resourceVersion) this.resourceVersion = item.metadata.resourceVersion;
+      if (type === 'BOOKMARK') return;
+      this.apply(type, this.opts.transform ? this.opts.transform(item) : item);
+    };
+    this.touch();
+    try {
+      await this.opts.rest.watch(this.opts.path, query, onEvent, controller.signal);
+    } catch (err) {
+      if (expired) throw expired;
+      // Aborted by stop() or the watchdog: not a failure, the loop decides what comes next.
+      if (!(controller.signal.aborted && isAbort(err))) throw err;
+    } finally {
+      this.abortWatch = undefined;
+    }
+    if (expired) throw expired;
+    return sawEvents;
   }
 
   private apply(type: string, obj: T): void {
@@ -239,6 +233,6 @@ export class Reflector<T extends KubeObject> {
   }
 }
 
-function isTimeout(err: unknown): boolean {
-  return (err as { name?: string })?.name === 'TimeoutError' || (err as { name?: string })?.name === 'AbortError';
+function isAbort(err: unknown): boolean {
+  return (err as { name?: string })?.name === 'AbortError';
 }

@@ -1,11 +1,10 @@
-// A small JSON REST client over the kubeconfig's credentials. We bypass client-node's generated
-// clients on the hot path because 2.0.1 builds a new undici Agent (a new TLS connection) for every
-// call and deserializes timestamps into Date objects that watch events do not have; here every
-// request shares one keep-alive dispatcher, has a timeout, and is counted for metrics.
-import { HttpMethod, KubeConfig, RequestContext } from '@kubernetes/client-node';
-import type { Dispatcher } from 'undici';
+// A small JSON REST client over one keep-alive connection pool. We do not use client-node's
+// generated clients: 2.0.1 builds a new undici Agent (a new TLS connection) for every call and
+// deserializes timestamps into Date objects that watch events do not have; here every request shares
+// one dispatcher, has a timeout, and is counted for metrics.
 import { fetch } from 'undici';
 
+import type { Credentials, KubeConnection } from './connection.js';
 import { ApiError, parseRetryAfterMs } from './api-error.js';
 
 export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete';
@@ -32,36 +31,32 @@ const PATCH_TYPES = {
   strategic: 'application/strategic-merge-patch+json',
 } as const;
 
-const METHOD: Record<Verb, HttpMethod> = {
-  get: HttpMethod.GET,
-  list: HttpMethod.GET,
-  watch: HttpMethod.GET,
-  create: HttpMethod.POST,
-  update: HttpMethod.PUT,
-  patch: HttpMethod.PATCH,
-  delete: HttpMethod.DELETE,
+const METHOD: Record<Verb, string> = {
+  get: 'GET',
+  list: 'GET',
+  watch: 'GET',
+  create: 'POST',
+  update: 'PUT',
+  patch: 'PATCH',
+  delete: 'DELETE',
 };
 
 const AUTH_REFRESH_MS = 10_000;
 
 export class KubeRest {
-  private auth: { headers: Record<string, string>; dispatcher: Dispatcher | undefined; at: number } | undefined;
-  private readonly server: string;
+  private auth: (Credentials & { at: number }) | undefined;
+  readonly server: string;
 
   constructor(
-    readonly kubeConfig: KubeConfig,
+    readonly connection: KubeConnection,
     private readonly observer: RestObserver = { onResponse: () => {} },
     private readonly defaultTimeoutMs = 30_000,
     private readonly now: () => number = Date.now,
   ) {
-    const cluster = kubeConfig.getCurrentCluster();
-    if (!cluster) throw new Error('kubeconfig has no current cluster');
-    this.server = cluster.server.replace(/\/+$/, '');
+    this.server = connection.server;
   }
 
   async request<T>(opts: RequestOptions): Promise<T> {
-    const url = new URL(this.server + opts.path);
-    for (const [k, v] of Object.entries(opts.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
     const { headers, dispatcher } = await this.credentials();
     const requestHeaders: Record<string, string> = { ...headers, accept: 'application/json' };
     if (opts.body !== undefined) {
@@ -71,12 +66,12 @@ export class KubeRest {
     const signal = opts.signal ? AbortSignal.any([opts.signal, timeout]) : timeout;
     let response;
     try {
-      response = await fetch(url, {
+      response = await fetch(this.url(opts.path, opts.query), {
         method: METHOD[opts.verb],
         headers: requestHeaders,
         body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
         signal,
-        ...(dispatcher ? { dispatcher } : {}),
+        dispatcher,
       });
     } catch (err) {
       this.observer.onResponse(opts.verb, 'error');
@@ -85,33 +80,76 @@ export class KubeRest {
     this.observer.onResponse(opts.verb, String(response.status));
     const text = await response.text();
     if (response.status >= 200 && response.status < 300) return (text ? JSON.parse(text) : {}) as T;
-    let status: { reason?: string; message?: string } = {};
-    try {
-      status = JSON.parse(text) as typeof status;
-    } catch {
-      status = { message: text.slice(0, 300) };
-    }
-    throw new ApiError(
-      response.status,
-      status.reason ?? 'Unknown',
-      `${opts.verb} ${opts.path}: ${response.status} ${status.message ?? ''}`.trim(),
-      parseRetryAfterMs(response.headers.get('retry-after')),
-      status.message,
-    );
+    throw apiErrorFrom(opts.verb, opts.path, response.status, text, response.headers.get('retry-after'));
   }
 
-  /** Headers and the TLS dispatcher for the current user; refreshed so rotated tokens are picked up. */
-  async credentials(): Promise<{ headers: Record<string, string>; dispatcher: Dispatcher | undefined }> {
+  /**
+   * One watch request: calls onEvent for every event line until the server ends the stream (resolves)
+   * or the signal aborts it (rejects with the AbortError). A non-200 answer rejects with an ApiError.
+   */
+  async watch(
+    path: string,
+    query: Record<string, string | number | boolean | undefined>,
+    onEvent: (type: string, object: unknown) => void,
+    signal: AbortSignal,
+  ): Promise<void> {
+    const { headers, dispatcher } = await this.credentials();
+    let response;
+    try {
+      response = await fetch(this.url(path, { ...query, watch: true }), { headers: { ...headers, accept: 'application/json' }, signal, dispatcher });
+    } catch (err) {
+      this.observer.onResponse('watch', 'error');
+      if (signal.aborted) throw err;
+      throw new ApiError(0, 'NetworkError', `watch ${path}: ${describeFetchError(err)}`);
+    }
+    this.observer.onResponse('watch', String(response.status));
+    if (response.status !== 200 || !response.body) {
+      throw apiErrorFrom('watch', path, response.status, await response.text(), response.headers.get('retry-after'));
+    }
+    // One JSON object per line; a chunk may end anywhere, even inside a multi-byte character.
+    const decoder = new TextDecoder();
+    let pending = '';
+    for await (const chunk of response.body) {
+      pending += decoder.decode(chunk, { stream: true });
+      let newline;
+      while ((newline = pending.indexOf('\n')) >= 0) {
+        const line = pending.slice(0, newline);
+        pending = pending.slice(newline + 1);
+        if (line.trim() === '') continue;
+        const event = JSON.parse(line) as { type: string; object: unknown };
+        onEvent(event.type, event.object);
+      }
+    }
+  }
+
+  /** Headers and the dispatcher for the current user; refreshed so rotated tokens are picked up. */
+  async credentials(): Promise<Credentials> {
     if (this.auth && this.now() - this.auth.at < AUTH_REFRESH_MS) return this.auth;
-    const ctx = new RequestContext(this.server, HttpMethod.GET);
-    await this.kubeConfig.applySecurityAuthentication(ctx);
-    const headers: Record<string, string> = {};
-    for (const [k, v] of Object.entries(ctx.getHeaders())) headers[k] = String(v);
-    // Keep the first dispatcher: one pool of keep-alive connections for the life of the process.
-    const dispatcher = this.auth?.dispatcher ?? (ctx.getDispatcher() as Dispatcher | undefined);
-    this.auth = { headers, dispatcher, at: this.now() };
+    this.auth = { ...(await this.connection.credentials()), at: this.now() };
     return this.auth;
   }
+
+  private url(path: string, query: Record<string, string | number | boolean | undefined> = {}): URL {
+    const url = new URL(this.server + path);
+    for (const [k, v] of Object.entries(query)) if (v !== undefined) url.searchParams.set(k, String(v));
+    return url;
+  }
+}
+
+function apiErrorFrom(verb: Verb, path: string, httpStatus: number, text: string, retryAfter: string | null): ApiError {
+  let status: { reason?: string; message?: string } = {};
+  try {
+    status = JSON.parse(text) as typeof status;
+  } catch {
+    status = { message: text.slice(0, 300) };
+  }
+  return new ApiError(
+    httpStatus,
+    status.reason ?? 'Unknown',
+    `${verb} ${path}: ${httpStatus} ${status.message ?? ''}`.trim(),
+    parseRetryAfterMs(retryAfter),
+    status.message,
+  );
 }
 
 function describeFetchError(err: unknown): string {

@@ -1,5 +1,5 @@
 import type { CompileResult, ScheduleSpec } from './types.js';
-import { parseCron } from './cron-expression.js';
+import { type CronParseResult, parseCron } from './cron-expression.js';
 import { CronWallMatcher } from './cron-wall-matcher.js';
 import { CronSlotSource, HORIZON_YEARS } from './cron-slot-source.js';
 import { IntervalSlotSource } from './interval-slot-source.js';
@@ -41,11 +41,11 @@ export function compileSchedule(spec: ScheduleSpec, anchorMs: number, nowMs: num
   if (typeof timeZone !== 'string' || !isKnownTimeZone(timeZone)) {
     return { ok: false, reason: 'UnknownTimeZone', message: `unknown time zone ${JSON.stringify(timeZone)}` };
   }
-  const parsed = parseCron(expression);
+  const parsed = parsedCron(expression);
   if (!parsed.ok) return invalid(parsed.message);
 
   const zone = hasTimeZone ? zoneOffsetsFor(timeZone) : UTC_ZONE;
-  const source = new CronSlotSource(new CronWallMatcher(parsed.fields), zone, parsed.fields.wallClockWildcard);
+  const source = new CronSlotSource(parsed.matcher, zone, parsed.fields.wallClockWildcard);
   if (source.next(nowMs) === null) {
     return invalid(
       `schedule ${JSON.stringify(expression)}: never fires (no matching time within ${HORIZON_YEARS} years)`,
@@ -53,6 +53,23 @@ export function compileSchedule(spec: ScheduleSpec, anchorMs: number, nowMs: num
   }
   const expanded = parsed.fields.normalized === expression.trim() ? '' : ` (${parsed.fields.normalized})`;
   return { ok: true, source, describe: `cron ${JSON.stringify(expression)}${expanded} in ${timeZone}` };
+}
+
+// Parsed expressions and their matchers are immutable, so schedules with the same expression share
+// one (about 2 KiB each): thousands of schedules usually use far fewer distinct expressions.
+type ParsedCron = (CronParseResult & { ok: false }) | (CronParseResult & { ok: true; matcher: CronWallMatcher });
+const parsedCache = new Map<string, ParsedCron>();
+const MAX_PARSED = 20_000;
+
+function parsedCron(expression: string): ParsedCron {
+  let parsed = parsedCache.get(expression);
+  if (parsed === undefined) {
+    const result = parseCron(expression);
+    parsed = result.ok ? { ...result, matcher: new CronWallMatcher(result.fields) } : result;
+    if (parsedCache.size >= MAX_PARSED) parsedCache.clear();
+    parsedCache.set(expression, parsed);
+  }
+  return parsed;
 }
 
 function invalid(message: string): CompileResult {

@@ -3,11 +3,11 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 
-import { KubeConfig } from '@kubernetes/client-node';
 
 import { systemMonotonicClock, systemWallClock, createSystemTimers } from '../../src/clock/index.js';
 import { LeaderElector, LeaseConflictError } from '../../src/election/index.js';
 import { KubeLeaseStore } from '../../src/election/kube-lease-store.js';
+import { readKubeconfig } from '../../src/kube/connection.js';
 import { KubeRest } from '../../src/kube/rest.js';
 import { type TestNamespace, kubectlOk, testKubeconfig, uniqueNamespace } from './helpers/cluster-env.js';
 import { eventually } from './helpers/eventually.js';
@@ -28,9 +28,9 @@ after(async () => {
 });
 
 function leaseRest(): KubeRest {
-  const kc = new KubeConfig();
-  kc.loadFromFile(testKubeconfig());
-  return new KubeRest(kc);
+  const connection = readKubeconfig(testKubeconfig());
+  assert.ok(connection, 'the test kubeconfig is read without client-node');
+  return new KubeRest(connection);
 }
 
 async function holder(name: string): Promise<string> {
