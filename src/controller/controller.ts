@@ -20,6 +20,7 @@ import { buildJob } from './job-builder.js';
 import type { JobCreator } from './job-creator.js';
 import { JobIndex } from './job-index.js';
 import { isActive, isOwnedBy, jobOutcome, jobSlotMs } from './job-state.js';
+import { slimJob } from './slim.js';
 import { createDeadlineMs, decideFire } from './policy.js';
 import { type ReadyState, desiredStatus, rfc3339 } from './status.js';
 import type { StatusWriter } from './status-writer.js';
@@ -237,7 +238,7 @@ export class Controller {
         this.d.metrics.triggerLatency.observe((outcome.ackMs - slotMs) / 1000);
         this.noteScheduled(key, slotMs);
         // Seen by Forbid/Replace before the watch event arrives.
-        if (!this.jobs.jobsOf(key).some((j) => j.metadata.name === outcome.job.metadata.name)) this.jobs.put(outcome.job);
+        if (!this.jobs.jobsOf(key).some((j) => j.metadata.name === outcome.job.metadata.name)) this.jobs.put(slimJob(outcome.job));
         this.d.events.record(scj, 'Normal', 'SuccessfulCreate', `Created job ${outcome.job.metadata.name}`);
         this.d.log.debug('job created', { key, job: outcome.job.metadata.name, latencyMs: outcome.ackMs - slotMs });
         break;
@@ -305,7 +306,7 @@ export class Controller {
     // The manifest is built when its turn comes: thousands queued at start-up would otherwise all be in memory.
     this.background(() => {
       const job = buildJob(scj, Math.floor(this.d.wall.nowMs() / 1000) * 1000);
-      return this.d.rest.request({ verb: 'create', path: jobsPath(scj.metadata.namespace), query: { dryRun: 'All' }, body: job, timeoutMs: 10_000 });
+      return this.d.rest.request({ verb: 'create', path: jobsPath(scj.metadata.namespace), query: { dryRun: 'All' }, body: job, timeoutMs: 10_000, metadataOnly: true });
     })
       .then(() => {
         this.templateJudged.set(key, scj.metadata.generation);

@@ -72,6 +72,7 @@ export class EventRecorder implements EventSink {
         body: { count: prev.count, lastTimestamp: nowIso },
         patchType: 'merge',
         timeoutMs: 5_000,
+        metadataOnly: true,
       });
       return;
     }
@@ -103,6 +104,7 @@ export class EventRecorder implements EventSink {
         reportingInstance: this.instance,
       },
       timeoutMs: 5_000,
+      metadataOnly: true,
     });
     this.seen.set(key, { name, count: 1, firstTimestamp: nowIso, lastMs: now });
   }

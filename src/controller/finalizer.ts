@@ -26,6 +26,7 @@ async function setFinalizers(rest: KubeRest, scj: SecondCronJob, finalizers: str
     body: { metadata: { resourceVersion: scj.metadata.resourceVersion, finalizers } },
     patchType: 'merge',
     timeoutMs: 10_000,
+    metadataOnly: true,
   });
 }
 

@@ -87,14 +87,16 @@ export class JobCreator {
       if (!this.opts.fence()) return { result: 'not_leader' as const };
       metrics.inflight.inc();
       try {
-        const created = await this.opts.rest.request<Job>({
+        const created = await this.opts.rest.request<Pick<Job, 'metadata'>>({
           verb: 'create',
           path: jobsPath(job.metadata.namespace),
           body: job,
           timeoutMs: this.opts.requestTimeoutMs ?? 10_000,
+          metadataOnly: true, // the server fills in metadata only; spec is ours and status is empty
         });
         metrics.jobsCreated.inc({ result: 'created' });
-        return { result: 'created' as const, job: created, ackMs: this.opts.wall.nowMs() };
+        const ackMs = this.opts.wall.nowMs();
+        return { result: 'created' as const, job: { ...job, metadata: created.metadata, status: {} }, ackMs };
       } catch (err) {
         if (isAlreadyExists(err)) {
           metrics.jobsCreated.inc({ result: 'already_exists' });

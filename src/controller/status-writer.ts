@@ -91,6 +91,7 @@ export class StatusWriter {
       body: { status: patch },
       patchType: 'merge',
       timeoutMs: 10_000,
+      metadataOnly: true,
     });
     st.lastWritten = want.status;
   }

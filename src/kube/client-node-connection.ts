@@ -3,7 +3,7 @@
 import { HttpMethod, KubeConfig, RequestContext } from '@kubernetes/client-node';
 import { Agent, type Dispatcher } from 'undici';
 
-import type { Credentials, KubeConnection } from './connection.js';
+import { type Credentials, type KubeConnection, keepConnections } from './connection.js';
 
 export function clientNodeConnection(path: string | undefined, source: string): KubeConnection {
   const kc = new KubeConfig();
@@ -22,7 +22,7 @@ export function clientNodeConnection(path: string | undefined, source: string): 
       const headers: Record<string, string> = {};
       for (const [k, v] of Object.entries(ctx.getHeaders())) headers[k] = String(v);
       // Keep the first dispatcher: client-node builds a new one (a new TLS connection) per call.
-      dispatcher ??= (ctx.getDispatcher() as Dispatcher | undefined) ?? new Agent();
+      dispatcher ??= keepConnections((ctx.getDispatcher() as Dispatcher | undefined) ?? new Agent());
       return { headers, dispatcher };
     },
   };

@@ -47,12 +47,22 @@ class DirectConnection implements KubeConnection {
     private readonly headers: () => Record<string, string>,
   ) {
     this.server = server.replace(/\/+$/, '');
-    this.dispatcher = new Agent({ connect: tls });
+    this.dispatcher = keepConnections(new Agent({ connect: tls }));
   }
 
   credentials(): Promise<Credentials> {
     return Promise.resolve({ headers: this.headers(), dispatcher: this.dispatcher });
   }
+}
+
+/**
+ * undici closes a connection after any request whose method "does not expect a body" carries one —
+ * and every DELETE of ours carries DeleteOptions (propagation policy, uid precondition), as client-go's
+ * do. The API server reads those bodies, so the connection is sound: without this, each history
+ * deletion cost a new TLS handshake (12 % of the operator's CPU at 100 Jobs/s).
+ */
+export function keepConnections(dispatcher: Dispatcher): Dispatcher {
+  return dispatcher.compose((dispatch) => (opts, handler) => dispatch({ ...opts, reset: false }, handler));
 }
 
 /**
