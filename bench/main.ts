@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 
 import { type Cluster, startCluster } from '../test/cluster/cluster.js';
 import { benchConfig } from './config.js';
+import { chartNodeOptions } from './lib/operator.js';
 import { drainJobs } from './lib/job-drain.js';
 import { CRD_PATH, restFor, serverVersion } from './lib/kube.js';
 import { commit, load, machineInfo } from './lib/machine.js';
@@ -66,7 +67,7 @@ async function main(): Promise<number> {
     date: startedAt.toISOString(),
     duration_s: 0,
     machine,
-    config: cfg,
+    config: { ...cfg, operator_node_options: process.env.BENCH_NODE_OPTIONS ?? chartNodeOptions() },
     floor: failed('floor', notRun),
     steady: failed('steady', notRun),
     burst: failed('burst', notRun),

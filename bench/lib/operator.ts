@@ -1,12 +1,15 @@
 // One operator replica for one scenario, scoped to that scenario's namespace (its Lease lives there
 // too, so scenarios never wait on each other's Lease), with the default flags for everything that
-// touches performance (--max-concurrent-creates, --qps, --burst).
+// touches performance (--max-concurrent-creates, --qps, --burst) and the V8 heap limit the Helm chart
+// deploys it with (heapLimitMiB in values.yaml), so the figures are those of an installed operator.
 //
 // BENCH_CPU_PROF=<dir>: the operator is started with cpu-profile-hook.js preloaded and a profile of
 // its whole run is written to <dir> before it is stopped (see finishOperator).
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+
+import { load as parseYaml } from 'js-yaml';
 
 import type { Cluster } from '../../test/cluster/cluster.js';
 import { OperatorProcess } from '../../test/cluster/operator-process.js';
@@ -20,11 +23,18 @@ const HOOK = join(HERE, 'cpu-profile-hook.js');
  * from the same compiler options, without a second compilation in `make bench`.
  */
 const OPERATOR_MAIN = join(HERE, '..', '..', 'src', 'main.js');
+const CHART_VALUES = join(HERE, '..', '..', '..', 'helm', 'secondcron', 'values.yaml');
+
+/** NODE_OPTIONS as the chart sets them by default. */
+export function chartNodeOptions(): string {
+  const values = parseYaml(readFileSync(CHART_VALUES, 'utf8')) as { heapLimitMiB?: number | null };
+  return typeof values.heapLimitMiB === 'number' ? `--max-old-space-size=${values.heapLimitMiB}` : '';
+}
 
 export function makeOperator(cluster: Cluster, namespace: string): OperatorProcess {
   const profDir = process.env.BENCH_CPU_PROF ? resolve(process.env.BENCH_CPU_PROF) : undefined;
-  // BENCH_NODE_OPTIONS: Node flags for the operator only (e.g. --max-old-space-size=192), for experiments.
-  const nodeOptions = [profDir ? `--import ${HOOK}` : '', process.env.BENCH_NODE_OPTIONS ?? ''].filter(Boolean).join(' ');
+  // BENCH_NODE_OPTIONS: Node flags for the operator instead of the chart's (e.g. "" for V8's defaults).
+  const nodeOptions = [profDir ? `--import ${HOOK}` : '', process.env.BENCH_NODE_OPTIONS ?? chartNodeOptions()].filter(Boolean).join(' ');
   const env: NodeJS.ProcessEnv = { ...cluster.env, ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}) };
   if (profDir) Object.assign(env, { BENCH_CPU_PROF: profDir, BENCH_CPU_PROF_NAME: `operator-${namespace}` });
   return new OperatorProcess({

@@ -22,7 +22,7 @@ export interface Results {
   date: string;
   duration_s: number;
   machine: MachineInfo;
-  config: BenchConfig;
+  config: BenchConfig & { operator_node_options: string };
   floor: FloorResult | Failed;
   steady: SteadyResult | Failed;
   burst: BurstResult | Failed;

@@ -197,7 +197,7 @@ export class Reflector<T extends KubeObject> {
     } catch (err) {
       if (expired) throw expired;
       // Aborted by stop() or the watchdog: not a failure, the loop decides what comes next.
-      if (!(controller.signal.aborted && isAbort(err))) throw err;
+      if (!controller.signal.aborted) throw err;
     } finally {
       this.abortWatch = undefined;
     }
@@ -231,8 +231,4 @@ export class Reflector<T extends KubeObject> {
       };
     });
   }
-}
-
-function isAbort(err: unknown): boolean {
-  return (err as { name?: string })?.name === 'AbortError';
 }

@@ -1,8 +1,9 @@
 // A small JSON REST client over one keep-alive connection pool. We do not use client-node's
 // generated clients: 2.0.1 builds a new undici Agent (a new TLS connection) for every call and
 // deserializes timestamps into Date objects that watch events do not have; here every request shares
-// one dispatcher, has a timeout, and is counted for metrics.
-import { fetch } from 'undici';
+// one dispatcher, has a timeout, and is counted for metrics. undici's request(), not its fetch():
+// fetch's WHATWG streams and Request/Response objects were a third of the operator's CPU at 100 Jobs/s.
+import { request } from 'undici';
 
 import type { Credentials, KubeConnection } from './connection.js';
 import { ApiError, parseRetryAfterMs } from './api-error.js';
@@ -74,31 +75,34 @@ export class KubeRest {
     const timeout = new AbortController();
     const timer = setTimeout(() => timeout.abort(new DOMException('request timed out', 'TimeoutError')), opts.timeoutMs ?? this.defaultTimeoutMs);
     const signal = opts.signal ? AbortSignal.any([opts.signal, timeout.signal]) : timeout.signal;
-    let response;
-    let text;
+    let status: number | undefined;
+    let text: string;
+    let retryAfter: string | undefined;
     try {
-      response = await fetch(this.url(opts.path, opts.query), {
+      const response = await request(this.url(opts.path, opts.query), {
         method: METHOD[opts.verb],
         headers: requestHeaders,
         body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
         signal,
         dispatcher,
       });
-      this.observer.onResponse(opts.verb, String(response.status));
-      text = await response.text();
+      status = response.statusCode;
+      this.observer.onResponse(opts.verb, String(status));
+      retryAfter = headerValue(response.headers['retry-after']);
+      text = await response.body.text();
     } catch (err) {
-      if (!response) this.observer.onResponse(opts.verb, 'error');
-      throw new ApiError(0, 'NetworkError', `${opts.verb} ${opts.path}: ${describeFetchError(err)}`);
+      if (status === undefined) this.observer.onResponse(opts.verb, 'error');
+      throw new ApiError(0, 'NetworkError', `${opts.verb} ${opts.path}: ${describeError(err)}`);
     } finally {
       clearTimeout(timer);
     }
-    if (response.status >= 200 && response.status < 300) return (text ? JSON.parse(text) : {}) as T;
-    throw apiErrorFrom(opts.verb, opts.path, response.status, text, response.headers.get('retry-after'));
+    if (status >= 200 && status < 300) return (text ? JSON.parse(text) : {}) as T;
+    throw apiErrorFrom(opts.verb, opts.path, status, text, retryAfter);
   }
 
   /**
    * One watch request: calls onEvent for every event line until the server ends the stream (resolves)
-   * or the signal aborts it (rejects with the AbortError). A non-200 answer rejects with an ApiError.
+   * or the signal aborts it (rejects). A non-200 answer rejects with an ApiError.
    */
   async watch(
     path: string,
@@ -109,20 +113,20 @@ export class KubeRest {
     const { headers, dispatcher } = await this.credentials();
     let response;
     try {
-      response = await fetch(this.url(path, { ...query, watch: true }), { headers: { ...headers, accept: 'application/json' }, signal, dispatcher });
+      response = await request(this.url(path, { ...query, watch: true }), { headers: { ...headers, accept: 'application/json' }, signal, dispatcher });
     } catch (err) {
       this.observer.onResponse('watch', 'error');
       if (signal.aborted) throw err;
-      throw new ApiError(0, 'NetworkError', `watch ${path}: ${describeFetchError(err)}`);
+      throw new ApiError(0, 'NetworkError', `watch ${path}: ${describeError(err)}`);
     }
-    this.observer.onResponse('watch', String(response.status));
-    if (response.status !== 200 || !response.body) {
-      throw apiErrorFrom('watch', path, response.status, await response.text(), response.headers.get('retry-after'));
+    this.observer.onResponse('watch', String(response.statusCode));
+    if (response.statusCode !== 200) {
+      throw apiErrorFrom('watch', path, response.statusCode, await response.body.text(), headerValue(response.headers['retry-after']));
     }
     // One JSON object per line; a chunk may end anywhere, even inside a multi-byte character.
     const decoder = new TextDecoder();
     let pending = '';
-    for await (const chunk of response.body) {
+    for await (const chunk of response.body as AsyncIterable<Buffer>) {
       const lines = (pending + decoder.decode(chunk, { stream: true })).split('\n');
       pending = lines.pop() ?? '';
       for (const line of lines) {
@@ -147,7 +151,11 @@ export class KubeRest {
   }
 }
 
-function apiErrorFrom(verb: Verb, path: string, httpStatus: number, text: string, retryAfter: string | null): ApiError {
+function headerValue(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function apiErrorFrom(verb: Verb, path: string, httpStatus: number, text: string, retryAfter: string | undefined): ApiError {
   let status: { reason?: string; message?: string } = {};
   try {
     status = JSON.parse(text) as typeof status;
@@ -158,12 +166,12 @@ function apiErrorFrom(verb: Verb, path: string, httpStatus: number, text: string
     httpStatus,
     status.reason ?? 'Unknown',
     `${verb} ${path}: ${httpStatus} ${status.message ?? ''}`.trim(),
-    parseRetryAfterMs(retryAfter),
+    parseRetryAfterMs(retryAfter ?? null),
     status.message,
   );
 }
 
-function describeFetchError(err: unknown): string {
+function describeError(err: unknown): string {
   if (err instanceof Error) {
     const cause = (err as Error & { cause?: unknown }).cause;
     return cause instanceof Error ? `${err.message} (${cause.message})` : err.message;
