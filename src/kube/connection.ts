@@ -8,6 +8,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, dirname, isAbsolute, join } from 'node:path';
+import { createSecureContext } from 'node:tls';
 
 import { load as parseYaml } from 'js-yaml';
 import { Agent, type Dispatcher } from 'undici';
@@ -47,7 +48,18 @@ class DirectConnection implements KubeConnection {
     private readonly headers: () => Record<string, string>,
   ) {
     this.server = server.replace(/\/+$/, '');
-    this.dispatcher = keepConnections(new Agent({ connect: tls }));
+    // One TLS context for every connection: building it (parsing the CA bundle) per connection was
+    // 4 % of the operator's CPU in a 500-Job burst.
+    const { rejectUnauthorized, servername, ...material } = tls;
+    const secureContext = createSecureContext(material);
+    this.dispatcher = keepConnections(
+      new Agent({
+        connect: { secureContext, ...(rejectUnauthorized === false ? { rejectUnauthorized } : {}), ...(servername ? { servername } : {}) },
+        // Idle connections stay for a minute (client-go keeps them 90 s): a burst after a quiet spell
+        // should not start with a TLS handshake per request.
+        keepAliveTimeout: 60_000,
+      }),
+    );
   }
 
   credentials(): Promise<Credentials> {
