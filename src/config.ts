@@ -45,7 +45,7 @@ export const FLAGS: readonly FlagSpec[] = [
   { flag: 'identity', kind: 'string', help: 'leader-election identity (default: <pod name>_<random>)' },
   { flag: 'metrics-port', kind: 'port', help: 'port of /metrics (0 picks a free port)', default: '8080' },
   { flag: 'health-port', kind: 'port', help: 'port of /healthz and /readyz (0 picks a free port)', default: '8081' },
-  { flag: 'max-concurrent-creates', kind: 'positiveInt', help: 'Job creations in flight at once', default: '16' },
+  { flag: 'max-concurrent-creates', kind: 'positiveInt', help: 'Job creations in flight at once', default: '32' },
   { flag: 'qps', kind: 'positiveNumber', help: 'client-side rate limit for Job creation, requests per second', default: '200' },
   { flag: 'burst', kind: 'positiveInt', help: 'client-side burst for Job creation', default: '400' },
   { flag: 'log-level', kind: 'logLevel', help: 'debug | info | warn | error', default: 'info' },

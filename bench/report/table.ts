@@ -29,10 +29,10 @@ export function tableRows(r: Results): Row[] {
     add('floor', `create round trip p50 / p99, ${fl.concurrent.concurrency} in flight (${fl.concurrent.creates})`, pair(fl.concurrent.rtt.p50_ms, fl.concurrent.rtt.p99_ms));
     add('floor', `create round trip p50 / p99, sequential (${fl.sequential.creates})`, pair(fl.sequential.rtt.p50_ms, fl.sequential.rtt.p99_ms));
     add('floor', 'create → watch arrival p50 / p99, sequential', pair(fl.sequential.createToWatch.p50_ms, fl.sequential.createToWatch.p99_ms));
-    add('floor', 'create → watch arrival p50 / p99, 16 in flight', pair(fl.concurrent.createToWatch.p50_ms, fl.concurrent.createToWatch.p99_ms));
-    add('floor', 'creates per second: 16 in flight / sequential', `${fl.concurrent.perSecond} / ${fl.sequential.perSecond}`);
+    add('floor', `create → watch arrival p50 / p99, ${fl.concurrent.concurrency} in flight`, pair(fl.concurrent.createToWatch.p50_ms, fl.concurrent.createToWatch.p99_ms));
+    add('floor', `creates per second: ${fl.concurrent.concurrency} in flight / sequential`, `${fl.concurrent.perSecond} / ${fl.sequential.perSecond}`);
     const b = fl.batches;
-    add('floor', `${b.size} creates released each whole second, 16 in flight (${b.batches} s): second → watch p50 / p99`, pair(b.secondToWatch.p50_ms, b.secondToWatch.p99_ms));
+    add('floor', `${b.size} creates released each whole second, ${fl.concurrent.concurrency} in flight (${b.batches} s): second → watch p50 / p99`, pair(b.secondToWatch.p50_ms, b.secondToWatch.p99_ms));
   }
 
   if (isFailed(r.steady)) add('steady', 'FAILED', r.steady.error.split('\n')[0] ?? '');
@@ -43,7 +43,7 @@ export function tableRows(r: Results): Row[] {
     add('steady', 'slot → watch p90', f(s.p90_ms));
     add('steady', 'slot → watch p99', f(s.p99_ms), target('steady', 'p99'));
     add('steady', 'slot → watch max', f(s.max_ms));
-    add('steady', 'p50 vs floor (16-in-flight round trip p50)', f(s.p50_ms), target('steady', 'p50 vs floor p50'));
+    add('steady', "p50 vs floor (round trip p50 at the operator's concurrency)", f(s.p50_ms), target('steady', 'p50 vs floor p50'));
     if (!isFailed(r.floor)) {
       const fb = r.floor.batches.secondToWatch;
       const d = (a: number | null, b: number | null): number | null => (a === null || b === null ? null : Math.round((a - b) * 100) / 100);

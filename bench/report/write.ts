@@ -2,6 +2,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
+import { parseConfig } from '../../src/config.js';
 import type { Results } from './results.js';
 import { latencySvg } from './svg.js';
 import { markdownTable, tableRows, textTable } from './table.js';
@@ -46,7 +47,7 @@ export function writeResults(dir: string, partial: boolean, results: Results, sa
   const c = results.config;
   const m = results.machine;
   const series = [
-    { label: `floor: Job create round trip, 16 in flight`, samples: samples.floorRtt ?? [], color: '#999999' },
+    { label: `floor: Job create round trip, ${parseConfig([], {}).maxConcurrentCreates} in flight`, samples: samples.floorRtt ?? [], color: '#999999' },
     { label: `floor: ${c.steady.schedules} creates released each second → watch (no operator)`, samples: samples.floorBatch ?? [], color: '#555555' },
     { label: `steady: slot → watch, ${c.steady.schedules} × intervalSeconds 1`, samples: samples.steady ?? [], color: '#1f77b4' },
     { label: `burst: secondcron, ${c.burst.schedules} due at once`, samples: samples.burstOurs ?? [], color: '#2ca02c' },

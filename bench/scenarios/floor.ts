@@ -1,10 +1,11 @@
 // Scenario 1: the physical floor. Job creates straight from KubeRest (the operator's own client:
-// JSON over undici with one keep-alive dispatcher), sequentially and 16 at a time (the operator's
+// JSON over undici with one keep-alive dispatcher), sequentially and N at a time (the operator's
 // --max-concurrent-creates default), with no scheduler, queue or rate limit in front. The bodies are
 // what the operator posts (buildJob of a real SecondCronJob), and the same independent watcher times
 // when each Job becomes visible, so "create → watch" is comparable with the steady scenario.
 import pLimit from 'p-limit';
 
+import { parseConfig } from '../../src/config.js';
 import type { Cluster } from '../../test/cluster/cluster.js';
 import { JobWatcher } from '../../test/cluster/job-watcher.js';
 import { type SecondCronJob, jobsPath } from '../../src/controller/api.js';
@@ -13,6 +14,9 @@ import type { KubeRest } from '../../src/kube/rest.js';
 import { createNamespace, restFor, scjManifest, scjPath } from '../lib/kube.js';
 import { say, sleep, sleepUntil, waitUntil } from '../lib/progress.js';
 import { type Summary, summarize } from '../lib/stats.js';
+
+/** The operator's default --max-concurrent-creates: the floor is measured at the operator's concurrency. */
+const CONCURRENCY = parseConfig([], {}).maxConcurrentCreates;
 
 export interface FloorPhase {
   creates: number;
@@ -24,7 +28,7 @@ export interface FloorPhase {
 
 /**
  * The steady scenario's shape without the operator: `size` creates released together on every whole
- * second (16 in flight), timed from that second to the watch arrival of each Job, exactly as steady
+ * second (N in flight), timed from that second to the watch arrival of each Job, exactly as steady
  * times slot → watch. What is left between the two is the operator's own cost.
  */
 export interface FloorBatches {
@@ -61,7 +65,7 @@ async function phase(rest: KubeRest, watcher: JobWatcher, scj: SecondCronJob, fi
         const job = buildJob(scj, (firstSlotS + i) * 1000);
         sentAt.set(job.metadata.name, Date.now());
         const start = performance.now();
-        await rest.request({ verb: 'create', path: jobsPath(NS), body: job, timeoutMs: 30_000 });
+        await rest.request({ verb: 'create', path: jobsPath(NS), body: job, timeoutMs: 30_000, metadataOnly: true });
         rtt.push(performance.now() - start);
       }),
     ),
@@ -85,7 +89,7 @@ async function phase(rest: KubeRest, watcher: JobWatcher, scj: SecondCronJob, fi
 }
 
 async function batchPhase(rest: KubeRest, watcher: JobWatcher, scj: SecondCronJob, firstSlotS: number, batches: number, size: number): Promise<{ b: FloorBatches; samples: number[] }> {
-  const limit = pLimit(16);
+  const limit = pLimit(CONCURRENCY);
   const releasedAt = new Map<string, number>();
   let slot = firstSlotS;
   for (let b = 0; b < batches; b++) {
@@ -94,7 +98,7 @@ async function batchPhase(rest: KubeRest, watcher: JobWatcher, scj: SecondCronJo
     const jobs = Array.from({ length: size }, () => buildJob(scj, slot++ * 1000));
     for (const job of jobs) releasedAt.set(job.metadata.name, second);
     // Not awaited: like the operator, the next second's batch does not wait for this one.
-    for (const job of jobs) void limit(() => rest.request({ verb: 'create', path: jobsPath(NS), body: job, timeoutMs: 30_000 }));
+    for (const job of jobs) void limit(() => rest.request({ verb: 'create', path: jobsPath(NS), body: job, timeoutMs: 30_000, metadataOnly: true }));
     await sleep(500);
   }
   const allSeen = (): boolean => {
@@ -123,14 +127,14 @@ export async function runFloor(cluster: Cluster, opts: { sequential: number; con
   try {
     let slot = 1_000_000_000;
     say('floor: warming up (50 creates)');
-    await phase(rest, watcher, scj, slot, 50, 16);
+    await phase(rest, watcher, scj, slot, 50, CONCURRENCY);
     slot += 50;
     say(`floor: ${opts.sequential} sequential creates`);
     const seq = await phase(rest, watcher, scj, slot, opts.sequential, 1);
     slot += opts.sequential;
     say(`  round trip p50 ${seq.p.rtt.p50_ms} ms p99 ${seq.p.rtt.p99_ms} ms; create → watch p50 ${seq.p.createToWatch.p50_ms} ms p99 ${seq.p.createToWatch.p99_ms} ms; ${seq.p.perSecond}/s`);
-    say(`floor: ${opts.concurrent} creates, 16 in flight`);
-    const conc = await phase(rest, watcher, scj, slot, opts.concurrent, 16);
+    say(`floor: ${opts.concurrent} creates, ${CONCURRENCY} in flight`);
+    const conc = await phase(rest, watcher, scj, slot, opts.concurrent, CONCURRENCY);
     say(`  round trip p50 ${conc.p.rtt.p50_ms} ms p99 ${conc.p.rtt.p99_ms} ms; create → watch p50 ${conc.p.createToWatch.p50_ms} ms p99 ${conc.p.createToWatch.p99_ms} ms; ${conc.p.perSecond}/s`);
     slot += opts.concurrent;
     say(`floor: ${opts.batches} batches of ${opts.batchSize} creates released on whole seconds (the steady scenario without the operator)`);

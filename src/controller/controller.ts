@@ -332,7 +332,10 @@ export class Controller {
     try {
       await this.background(() => addFinalizer(this.d.rest, scj));
     } catch (err) {
-      this.d.log.debug('finalizer not added yet (will retry on next change)', { key, err });
+      // Usually a 409: a status patch moved the resourceVersion first. Its watch event may already have
+      // come while this attempt was busy, so do not wait for another change: retry shortly.
+      this.d.log.debug('finalizer not added yet; retrying', { key, err });
+      this.d.timers.set(1000, () => this.reconcile(key));
     } finally {
       this.busy.delete(key);
     }

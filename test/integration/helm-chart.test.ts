@@ -69,6 +69,7 @@ const NON_DEFAULT_VALUES = {
   maxConcurrentCreates: 4,
   qps: 12.5,
   burst: 25,
+  heapLimitMiB: 512,
   metrics: {
     port: 9090,
     jobName: 'scj-operator',
@@ -317,7 +318,7 @@ describe('helm template, default values', async () => {
       retryPeriodMs: 2_000,
       metricsPort: 8080,
       healthPort: 8081,
-      maxConcurrentCreates: 16,
+      maxConcurrentCreates: 32,
       qps: 200,
       burst: 400,
       logLevel: 'info',
@@ -326,6 +327,11 @@ describe('helm template, default values', async () => {
       identity: undefined,
     };
     for (const [k, v] of Object.entries(expected)) assert.deepEqual(cfg[k as keyof Config], v, k);
+  });
+
+  test('env: V8 heap limit from heapLimitMiB', () => {
+    const env = resolvedEnv(operatorContainer(docs), 'p', NS);
+    assert.equal(env.NODE_OPTIONS, '--max-old-space-size=160');
   });
 
   test('PodDisruptionBudget keeps one replica', () => {
@@ -442,6 +448,7 @@ describe('helm template, non-default values', async () => {
       shutdownTimeoutMs: 40_000,
     };
     for (const [k, v] of Object.entries(expected)) assert.deepEqual(cfg[k as keyof Config], v, k);
+    assert.equal(resolvedEnv(operatorContainer(docs), 'p', NS).NODE_OPTIONS, '--max-old-space-size=512');
   });
 
   test('PDB: maxUnavailable replaces minAvailable', () => {
@@ -531,6 +538,8 @@ describe('helm template, non-default values', async () => {
     assert.equal(ofKind(single, 'PodDisruptionBudget').length, 0);
     assert.ok(!allRules(single).some(({ rule }) => rule.resources?.includes('leases')));
     assert.equal(parseConfig([], resolvedEnv(operatorContainer(single), 'p', NS)).leaderElect, false);
+    const v8Default = await renderChart({ values: { heapLimitMiB: null } });
+    assert.equal(resolvedEnv(operatorContainer(v8Default), 'p', NS).NODE_OPTIONS, undefined);
   });
 });
 
@@ -568,6 +577,7 @@ describe('bad values fail with a message naming the value', () => {
     { name: 'an unknown top-level key (strict schema)', args: ['--set', 'replicas=3'], message: /additional properties 'replicas' not allowed/ },
     { name: 'an unknown nested key', args: ['--set', 'leaderElection.leaseDurationSeconds=15'], message: /at '\/leaderElection': additional properties 'leaseDurationSeconds' not allowed/ },
     { name: 'logLevel: verbose', args: ['--set', 'logLevel=verbose'], message: /at '\/logLevel': value must be one of/ },
+    { name: 'heapLimitMiB: 10 (schema minimum)', args: ['--set', 'heapLimitMiB=10'], message: /at '\/heapLimitMiB': minimum: got 10, want 64/ },
     { name: 'renewDeadline not below leaseDuration', args: ['--set', 'leaderElection.leaseDuration=10s'], message: /leaderElection.leaseDuration \(10s\) must be longer than leaderElection.renewDeadline \(10s\)/ },
     { name: 'renewDeadline not above 1.2 x retryPeriod', args: ['--set', 'leaderElection.retryPeriod=9s'], message: /renewDeadline \(10s\) must be longer than 1.2 x leaderElection.retryPeriod \(9s\)/ },
     { name: 'grace period shorter than shutdown timeout + 5 s', args: ['--set', 'shutdownTimeout=30s'], message: /terminationGracePeriodSeconds \(30\) must be at least shutdownTimeout \(30s\) \+ 5 s/ },
