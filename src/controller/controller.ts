@@ -257,6 +257,7 @@ export class Controller {
 
   private missed(scj: SecondCronJob, reason: MissedReason, slotMs: number): void {
     this.d.metrics.triggersMissed.inc({ reason });
+    this.statusWriter?.markDirty(objectKey(scj)); // nextScheduleTime moved on
     if (reason === 'deadline') {
       this.d.events.record(scj, 'Warning', 'MissedSchedule', `Missed slot ${rfc3339(slotMs)}: not started within startingDeadlineSeconds`);
     } else if (reason === 'forbid') {
@@ -315,7 +316,8 @@ export class Controller {
       })
       .catch((err: unknown) => {
         if (!(err instanceof ApiError) || err.status < 400 || err.status >= 500 || err.status === 409) {
-          this.templateChecked.delete(key); // not a verdict on the template; try again later
+          this.templateChecked.delete(key); // not a verdict on the template (timeout, 5xx): ask again soon
+          this.d.timers.set(5_000, () => this.reconcile(key));
           return;
         }
         const message = `jobTemplate rejected by the API server: ${err.serverMessage ?? err.message}`;
