@@ -28,7 +28,8 @@ const CHART_VALUES = join(HERE, '..', '..', '..', 'helm', 'secondcron', 'values.
 /** NODE_OPTIONS as the chart sets them by default. */
 export function chartNodeOptions(): string {
   const values = parseYaml(readFileSync(CHART_VALUES, 'utf8')) as { heapLimitMiB?: number | null };
-  return typeof values.heapLimitMiB === 'number' ? `--max-old-space-size=${values.heapLimitMiB}` : '';
+  // Kept in step with templates/deployment.yaml by test/integration/helm-chart.test.ts.
+  return typeof values.heapLimitMiB === 'number' ? `--max-old-space-size=${values.heapLimitMiB} --max-semi-space-size=4` : '';
 }
 
 export function makeOperator(cluster: Cluster, namespace: string): OperatorProcess {

@@ -24,6 +24,7 @@ import type {
   V1ServiceAccount,
 } from '@kubernetes/client-node';
 
+import { chartNodeOptions } from '../../bench/lib/operator.js';
 import { envName, FLAGS, parseConfig, type Config } from '../../src/config.js';
 import { runCommand } from '../cluster/run-command.js';
 import {
@@ -331,7 +332,8 @@ describe('helm template, default values', async () => {
 
   test('env: V8 heap limit from heapLimitMiB', () => {
     const env = resolvedEnv(operatorContainer(docs), 'p', NS);
-    assert.equal(env.NODE_OPTIONS, '--max-old-space-size=160');
+    assert.equal(env.NODE_OPTIONS, '--max-old-space-size=160 --max-semi-space-size=4');
+    assert.equal(chartNodeOptions(), env.NODE_OPTIONS, 'make bench runs the operator with the same flags');
   });
 
   test('PodDisruptionBudget keeps one replica', () => {
@@ -448,7 +450,7 @@ describe('helm template, non-default values', async () => {
       shutdownTimeoutMs: 40_000,
     };
     for (const [k, v] of Object.entries(expected)) assert.deepEqual(cfg[k as keyof Config], v, k);
-    assert.equal(resolvedEnv(operatorContainer(docs), 'p', NS).NODE_OPTIONS, '--max-old-space-size=512');
+    assert.equal(resolvedEnv(operatorContainer(docs), 'p', NS).NODE_OPTIONS, '--max-old-space-size=512 --max-semi-space-size=4');
   });
 
   test('PDB: maxUnavailable replaces minAvailable', () => {
