@@ -1,6 +1,9 @@
 // Clean deletion: while our finalizer is on a SecondCronJob, its Jobs are deleted before it goes.
-// Both finalizer edits carry the resourceVersion read, so a concurrent change makes them fail (409)
-// and the next reconcile retries on fresh data instead of overwriting someone else's finalizer.
+// Both finalizer edits are JSON patches that first test the uid and the finalizer list we read, so a
+// concurrent finalizer change makes them fail (422) and the caller retries on fresh data instead of
+// overwriting someone else's finalizer. They do not carry the resourceVersion: a status patch landing
+// first (every new resource gets both at once) would otherwise fail them with 409 — 8,667 times for
+// 10,000 new resources in the benchmark.
 import { isNotFound } from '../kube/api-error.js';
 import type { KubeRest } from '../kube/rest.js';
 import type { ListResponse } from '../kube/types.js';
@@ -23,8 +26,13 @@ async function setFinalizers(rest: KubeRest, scj: SecondCronJob, finalizers: str
   await rest.request({
     verb: 'patch',
     path: `${collectionPath(scj.metadata.namespace)}/${scj.metadata.name}`,
-    body: { metadata: { resourceVersion: scj.metadata.resourceVersion, finalizers } },
-    patchType: 'merge',
+    body: [
+      { op: 'test', path: '/metadata/uid', value: scj.metadata.uid },
+      // null matches an absent list (the API server drops empty ones).
+      { op: 'test', path: '/metadata/finalizers', value: scj.metadata.finalizers?.length ? scj.metadata.finalizers : null },
+      { op: 'add', path: '/metadata/finalizers', value: finalizers },
+    ],
+    patchType: 'json',
     timeoutMs: 10_000,
     metadataOnly: true,
   });
