@@ -79,7 +79,7 @@ export function tableRows(r: Results): Row[] {
     add('scale', 'RSS peak', f(s.rss_mib, 'MiB'), target('scale', 'RSS (peak)'));
     add('scale', 'RSS idle / VmHWM; heap used peak / idle', `${f(s.rss_idle_mib, '')} / ${f(s.rss_hwm_mib, 'MiB')}; ${f(s.heap_used_mib, '')} / ${f(s.heap_used_idle_mib, 'MiB')}`);
     add('scale', 'start → ready (readyz 200 and all scheduled)', f(s.ready_s, 's'), target('scale', 'start → ready'));
-    add('scale', 'start → caches synced / leader / all finalizers + status written', `${f(s.caches_synced_s, '')} / ${f(s.leader_s, '')} / ${f(s.writes_done_s, 's')}`);
+    add('scale', 'start → caches synced / leader / all finalizers + status written / last start-up write', `${f(s.caches_synced_s, '')} / ${f(s.leader_s, '')} / ${f(s.writes_done_s, '')} / ${f(s.writes_quiet_s, 's')}`);
     add('scale', `idle CPU over ${s.idle_seconds} s (/proc cross-check)${s.settled ? '' : ' — start-up writes NOT finished'}`, `${f(s.idle_cpu_pct, '%')} (${f(s.idle_cpu_pct_proc, '%')})`, target('scale', 'idle CPU'));
     add('scale', 'Lease lost by the operator during the scenario', s.leader_losses === null ? 'n/a' : String(s.leader_losses));
   }

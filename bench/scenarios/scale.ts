@@ -158,7 +158,7 @@ export async function startScale(cluster: Cluster, opts: { schedules: number; id
           r.writes_quiet_s = round2((lastWriteChange - t0) / 1000);
         }
         for (const verb of ['create', 'patch', 'get', 'list', 'update']) {
-          for (const code of ['200', '201', '409', '429', '500', '504', 'error']) {
+          for (const code of ['200', '201', '409', '422', '429', '500', '504', 'error']) {
             const v = m.sum('secondcron_api_requests_total', `verb="${verb}"`, `code="${code}"`);
             if (v > 0) r.startup_requests[`${verb} ${code}`] = v;
           }
@@ -167,7 +167,9 @@ export async function startScale(cluster: Cluster, opts: { schedules: number; id
           lastLog = performance.now();
           say(`  t=${since()} s readyz ${readyz} active ${active}/${n} finalizers ${c.finalizers} status ${c.status} writes ${writeCount} RSS ${((m.get('process_resident_memory_bytes') ?? 0) / 2 ** 20).toFixed(0)} MiB`);
         }
-        if (r.ready_s !== null && leading && (r.writes_done_s !== null || r.writes_quiet_s !== null)) break;
+        // Start-up is over when the operator's own writes stop, not when every resource has a finalizer
+        // and a status: dry runs and the Ready verdict they lead to can still be under way then.
+        if (r.ready_s !== null && leading && r.writes_quiet_s !== null) break;
       } else if (scrapeNow && performance.now() - lastLog > 5_000) {
         lastLog = performance.now();
         say(`  t=${since()} s readyz ${readyz}, /metrics not answering within 2 s; finalizers ${c.finalizers} status ${c.status}`);
@@ -177,7 +179,7 @@ export async function startScale(cluster: Cluster, opts: { schedules: number; id
     const c = writes.counts();
     r.missing_finalizers = n - c.finalizers;
     r.missing_status = n - c.status;
-    r.settled = r.writes_done_s !== null || r.writes_quiet_s !== null;
+    r.settled = r.writes_quiet_s !== null;
     if (!r.settled || r.ready_s === null) {
       say(`scale: WARNING start-up not over after ${opts.timeoutS} s (ready ${r.ready_s}, finalizers ${c.finalizers}/${n}, status ${c.status}/${n}, still writing); the idle figures will not be idle`);
     } else if (r.missing_finalizers > 0 || r.missing_status > 0) {
