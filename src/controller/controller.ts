@@ -334,8 +334,8 @@ export class Controller {
     try {
       await this.background(() => addFinalizer(this.d.rest, scj));
     } catch (err) {
-      // Usually a 409: a status patch moved the resourceVersion first. Its watch event may already have
-      // come while this attempt was busy, so do not wait for another change: retry shortly.
+      // Usually a 422 from the patch's test: the cached finalizer list was stale. The watch event that
+      // refreshes it may already have come while this attempt was busy, so retry shortly.
       this.d.log.debug('finalizer not added yet; retrying', { key, err });
       this.d.timers.set(1000, () => this.reconcile(key));
     } finally {
