@@ -8,7 +8,7 @@ import pLimit from 'p-limit';
 import { parseConfig } from '../../src/config.js';
 import type { Cluster } from '../../test/cluster/cluster.js';
 import { JobWatcher } from '../../test/cluster/job-watcher.js';
-import { type SecondCronJob, jobsPath } from '../../src/controller/api.js';
+import { type JobManifest, type SecondCronJob, jobsPath } from '../../src/controller/api.js';
 import { buildJob } from '../../src/controller/job-builder.js';
 import type { KubeRest } from '../../src/kube/rest.js';
 import { createNamespace, restFor, scjManifest, scjPath } from '../lib/kube.js';
@@ -54,6 +54,25 @@ export const FLOOR_NAMESPACE = 'bench-floor';
 const NS = FLOOR_NAMESPACE;
 const OWNER = 'floor';
 
+/** The operator's create: same client, same metadata-only answer. */
+function createJob(rest: KubeRest, job: JobManifest): Promise<unknown> {
+  return rest.request({ verb: 'create', path: jobsPath(NS), body: job, timeoutMs: 30_000, metadataOnly: true });
+}
+
+/** Waits until the watcher has seen every named Job; per Job, its watch arrival minus the given start. */
+async function watchDelays(watcher: JobWatcher, startedAt: Map<string, number>): Promise<number[]> {
+  const allSeen = (): boolean => {
+    const names = new Set(watcher.seen.map((j) => j.name));
+    return [...startedAt.keys()].every((n) => names.has(n));
+  };
+  await waitUntil(allSeen, 30_000);
+  const arrived = new Map(watcher.seen.map((j) => [j.name, j.arrivedMs]));
+  return [...startedAt].flatMap(([name, start]) => {
+    const a = arrived.get(name);
+    return a === undefined ? [] : [a - start];
+  });
+}
+
 async function phase(rest: KubeRest, watcher: JobWatcher, scj: SecondCronJob, firstSlotS: number, creates: number, concurrency: number): Promise<{ p: FloorPhase; rtt: number[]; watch: number[] }> {
   const limit = pLimit(concurrency);
   const rtt: number[] = [];
@@ -65,22 +84,13 @@ async function phase(rest: KubeRest, watcher: JobWatcher, scj: SecondCronJob, fi
         const job = buildJob(scj, (firstSlotS + i) * 1000);
         sentAt.set(job.metadata.name, Date.now());
         const start = performance.now();
-        await rest.request({ verb: 'create', path: jobsPath(NS), body: job, timeoutMs: 30_000, metadataOnly: true });
+        await createJob(rest, job);
         rtt.push(performance.now() - start);
       }),
     ),
   );
   const ms = performance.now() - t0;
-  const allSeen = (): boolean => {
-    const names = new Set(watcher.seen.map((j) => j.name));
-    return [...sentAt.keys()].every((n) => names.has(n));
-  };
-  await waitUntil(allSeen, 30_000);
-  const seenNames = new Map(watcher.seen.map((j) => [j.name, j.arrivedMs]));
-  const watch = [...sentAt].flatMap(([name, sent]) => {
-    const arrived = seenNames.get(name);
-    return arrived === undefined ? [] : [arrived - sent];
-  });
+  const watch = await watchDelays(watcher, sentAt);
   return {
     p: { creates, concurrency, rtt: summarize(rtt), createToWatch: summarize(watch), perSecond: Math.round((creates / ms) * 1000) },
     rtt,
@@ -98,19 +108,10 @@ async function batchPhase(rest: KubeRest, watcher: JobWatcher, scj: SecondCronJo
     const jobs = Array.from({ length: size }, () => buildJob(scj, slot++ * 1000));
     for (const job of jobs) releasedAt.set(job.metadata.name, second);
     // Not awaited: like the operator, the next second's batch does not wait for this one.
-    for (const job of jobs) void limit(() => rest.request({ verb: 'create', path: jobsPath(NS), body: job, timeoutMs: 30_000, metadataOnly: true }));
+    for (const job of jobs) void limit(() => createJob(rest, job));
     await sleep(500);
   }
-  const allSeen = (): boolean => {
-    const names = new Set(watcher.seen.map((j) => j.name));
-    return [...releasedAt.keys()].every((n) => names.has(n));
-  };
-  await waitUntil(allSeen, 30_000);
-  const arrived = new Map(watcher.seen.map((j) => [j.name, j.arrivedMs]));
-  const samples = [...releasedAt].flatMap(([name, at]) => {
-    const a = arrived.get(name);
-    return a === undefined ? [] : [a - at];
-  });
+  const samples = await watchDelays(watcher, releasedAt);
   return { b: { batches, size, secondToWatch: summarize(samples) }, samples };
 }
 

@@ -100,19 +100,14 @@ function inCluster(env: NodeJS.ProcessEnv): KubeConnection {
   }));
 }
 
-interface NamedEntry<T> {
-  name: string;
-  [key: string]: unknown;
-  cluster?: T;
-  user?: T;
-  context?: T;
-}
+type Fields = Record<string, unknown>;
 
+/** The parts of a kubeconfig file we read. */
 interface KubeconfigFile {
   'current-context'?: string;
-  clusters?: NamedEntry<Record<string, unknown>>[];
-  users?: NamedEntry<Record<string, unknown>>[];
-  contexts?: NamedEntry<Record<string, unknown>>[];
+  clusters?: { name: string; cluster?: Fields }[];
+  users?: { name: string; user?: Fields }[];
+  contexts?: { name: string; context?: Fields }[];
 }
 
 /** The fields we understand; anything else in a user or cluster entry means client-node. */
