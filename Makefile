@@ -39,16 +39,11 @@ test-unit: build-test ## unit tests (pure core, fake clock)
 
 .PHONY: prometheus
 prometheus: ## install prometheus + promtool from Debian if missing (integration tests run them; no daemon)
-	@command -v promtool >/dev/null && command -v prometheus >/dev/null && exit 0; \
-	sudo=; [ "$$(id -u)" -eq 0 ] || sudo=sudo; \
-	policy=/usr/sbin/policy-rc.d; own_policy=; \
-	if [ ! -e "$$policy" ]; then \
-	  printf '#!/bin/sh\n# secondcron: no service starts during this install\nexit 101\n' | $$sudo tee "$$policy" >/dev/null; \
-	  $$sudo chmod 755 "$$policy"; own_policy=1; \
-	fi; \
-	trap '[ -z "$$own_policy" ] || $$sudo rm -f "$$policy"' EXIT; \
-	apt_install() { $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends prometheus; }; \
-	apt_install || { $$sudo apt-get update && apt_install; }
+	@command -v promtool >/dev/null && command -v prometheus >/dev/null || hack/apt-install.sh prometheus
+
+.PHONY: image
+image: ## build the Dockerfile with buildah (no Docker) into an OCI archive in ~/.cache/secondcron, import it into the real node if one is up; last line: the image reference
+	@CLUSTER_DIR=$(CLUSTER_DIR) image/build.sh
 
 .PHONY: test-integration
 test-integration: build build-test binaries prometheus ## integration tests against a real local control plane (one file: TESTS=test/integration/smoke.test.ts)

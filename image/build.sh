@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# `make image`: builds the project's Dockerfile — both stages, as written — with buildah (no Docker
+# daemon: chroot isolation, the host network for `npm ci`, the layer cache in the project's store),
+# on the Debian-built base from node-base.sh passed as NODE_IMAGE. Writes the image as an OCI
+# archive outside the clone and, when a real-node cluster is up (<cluster dir>/real-node.json),
+# imports it into that node's containerd so the kubelet finds it without pulling.
+# Stdout: "archive: <path>", then the image reference as the last line; progress goes to stderr.
+# The tag is <package.json version>-<image id>: a new image always gets a new tag.
+#   CLUSTER_DIR=.cluster image/build.sh
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/.." && pwd)
+cache_root=${SECONDCRON_CACHE:-$HOME/.cache/secondcron}
+cluster_dir=${CLUSTER_DIR:-$root/.cluster}
+REPOSITORY=localhost/secondcron
+bah() { "$here/buildah.sh" "$@"; }
+start=$(date +%s)
+step() { echo "[image $(( $(date +%s) - start ))s] $*" >&2; }
+
+"$root/hack/apt-install.sh" buildah mmdebstrap
+base=$("$here/node-base.sh" | tail -n 1)
+version=$(node -p 'JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")).version' "$root/package.json")
+
+step "buildah build of Dockerfile (NODE_IMAGE=$base)"
+iidfile=$(mktemp)
+trap 'rm -f "$iidfile"' EXIT
+# RUN steps trust what this machine trusts (an egress proxy's CA, a company CA): the host's bundle
+# is mounted over the base's for the build only; volumes never end up in a layer.
+trust=()
+host_ca=/etc/ssl/certs/ca-certificates.crt
+[ ! -f "$host_ca" ] || trust=(--volume "$host_ca:$host_ca:ro")
+bah build --isolation chroot --network host --layers --force-rm --pull=never "${trust[@]}" \
+  --build-arg "NODE_IMAGE=$base" --iidfile "$iidfile" -f "$root/Dockerfile" "$root" >&2
+id=$(sed 's/^sha256://' "$iidfile")
+tag=$version-${id:0:12}
+ref=$REPOSITORY:$tag
+bah tag "$id" "$ref"
+# Older builds' names and archives go; their layers stay in the store as the build cache.
+for old in $(bah images --noheading --format '{{.Name}}:{{.Tag}}' --filter "reference=$REPOSITORY"); do
+  [ "$old" = "$ref" ] || bah rmi "$old" >/dev/null 2>&1 || true
+done
+
+mkdir -p "$cache_root/images"
+archive=$cache_root/images/secondcron-$tag.oci.tar
+if [ ! -s "$archive" ]; then
+  # A RUN step can fail and still exit 0 (npm 10's "Exit handler never called!" on a network
+  # error does): the layer cache would then serve the broken layer to every later build. The
+  # entrypoint loads every module for --help, so a missing dependency fails here.
+  step "smoke check: node dist/main.js --help as 65532"
+  container=$(bah from --pull=never --quiet "$id")
+  if ! bah run --isolation chroot --user 65532:65532 "$container" -- node dist/main.js --help >/dev/null; then
+    bah rm "$container" >/dev/null
+    bah rmi -f "$ref" >/dev/null
+    bah rmi --prune >/dev/null
+    echo "image: the built image cannot run its entrypoint (see above); the layer cache was cleared, run make image again" >&2
+    exit 1
+  fi
+  bah rm "$container" >/dev/null
+  step "writing $archive"
+  bah push --quiet "$id" "oci-archive:$archive.partial:$ref" >&2
+  mv "$archive.partial" "$archive"
+fi
+find "$cache_root/images" -maxdepth 1 -name 'secondcron-*.oci.tar*' ! -name "${archive##*/}" -delete
+
+real_node=$cluster_dir/real-node.json
+if [ -f "$real_node" ]; then
+  read -r socket ctr namespace < <(node -e '
+    const n = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+    console.log(n.containerdSocket, n.ctr, n.namespace ?? "k8s.io");' "$real_node")
+  [ -S "$socket" ] || { echo "image: $real_node names containerd at $socket, which is not a socket (cluster down? make cluster-down)" >&2; exit 1; }
+  step "importing into the real node's containerd ($socket, namespace $namespace)"
+  "$ctr" --address "$socket" -n "$namespace" images import "$archive" >&2
+else
+  step "no real node is up ($real_node missing): built the archive only"
+fi
+step "$ref ($(bah images --noheading --format '{{.Size}}' "$ref"))"
+echo "archive: $archive"
+echo "$ref"

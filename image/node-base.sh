@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# The Dockerfile's NODE_IMAGE, built here because no registry image can be pulled: Debian trixie
+# (its nodejs is 20.19; bookworm's is 18.20, too old for package.json's engines) with nodejs and
+# ca-certificates from the Debian mirror, plus npm — which the Dockerfile runs — from the npm
+# registry, as the official node images ship it (Debian's own npm package pulls ~360 packages,
+# webpack and python among them, +150 MB). Stored in the project's buildah store as
+# localhost/secondcron-node-base:<key>, key = this file's hash: the image is built once per recipe.
+# Prints the image reference on its last line.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+SUITE=trixie
+MIRROR=http://deb.debian.org/debian
+SECURITY=http://deb.debian.org/debian-security
+PACKAGES=nodejs,ca-certificates
+# The npm that node 20.19's own release ships.
+NPM_VERSION=10.8.2
+NPM_INTEGRITY=sha512-x/AIjFIKRllrhcb48dqUNAAZl0ig9+qMuN91RpZo3Cb2+zuibfh+KISl6+kVVyktDz230JKc208UkQwwMqyB+w==
+
+key=$(sha256sum <"$0" | cut -c1-12)
+ref=localhost/secondcron-node-base:$SUITE-$key
+bah() { "$here/buildah.sh" "$@"; }
+
+if bah inspect --type image "$ref" >/dev/null 2>&1; then
+  echo "$ref"
+  exit 0
+fi
+
+start=$(date +%s)
+step() { echo "[node-base $(( $(date +%s) - start ))s] $*" >&2; }
+work=$(mktemp -d "${TMPDIR:-/tmp}/secondcron-node-base.XXXXXX")
+container=
+cleanup() {
+  [ -z "$container" ] || bah rm "$container" >/dev/null 2>&1 || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+step "npm $NPM_VERSION from the npm registry"
+(cd "$work" && npm pack --silent "npm@$NPM_VERSION" >/dev/null)
+tgz="$work/npm-$NPM_VERSION.tgz"
+got="sha512-$(openssl dgst -sha512 -binary "$tgz" | base64 -w0)"
+[ "$got" = "$NPM_INTEGRITY" ] || { echo "node-base: npm-$NPM_VERSION.tgz is $got, expected $NPM_INTEGRITY" >&2; exit 1; }
+
+step "Debian $SUITE: $PACKAGES (mmdebstrap, variant apt)"
+# No docs, man pages, locales (also for packages users add later: dpkg keeps these excludes).
+# No /dev nodes in the tarball: the container runtime provides /dev.
+mmdebstrap --variant=apt --include="$PACKAGES" --skip=output/dev \
+  --dpkgopt='path-exclude=/usr/share/doc/*' --dpkgopt='path-include=/usr/share/doc/*/copyright' \
+  --dpkgopt='path-exclude=/usr/share/man/*' --dpkgopt='path-exclude=/usr/share/info/*' \
+  --dpkgopt='path-exclude=/usr/share/locale/*' \
+  --customize-hook='mkdir -p "$1/usr/lib/node_modules/npm"' \
+  --customize-hook="tar -xzf '$tgz' -C \"\$1/usr/lib/node_modules/npm\" --strip-components=1 --no-same-owner" \
+  --customize-hook='ln -s ../lib/node_modules/npm/bin/npm-cli.js "$1/usr/bin/npm"' \
+  --customize-hook='ln -s ../lib/node_modules/npm/bin/npx-cli.js "$1/usr/bin/npx"' \
+  --customize-hook='chroot "$1" node --version && chroot "$1" npm --version' \
+  "$SUITE" "$work/rootfs.tar" \
+  "deb $MIRROR $SUITE main" "deb $MIRROR $SUITE-updates main" "deb $SECURITY $SUITE-security main" >&2
+
+step "committing $ref"
+container=$(bah from scratch)
+bah add "$container" "$work/rootfs.tar" / >/dev/null
+bah config --env PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+  --cmd '["node"]' --label "io.secondcron.node-base.recipe=$key" "$container"
+bah commit --rm --quiet "$container" "$ref" >/dev/null
+container=
+step "done ($(bah inspect --type image --format '{{.Size}}' "$ref" 2>/dev/null || echo '?') bytes)"
+echo "$ref"
