@@ -8,6 +8,9 @@ KUBECONFIG  ?= $(HOME)/.kube/config
 CLUSTER_DIR := .cluster
 # Built once per pinned version set into ~/.cache/secondcron (outside the clone, shared by reruns).
 BIN_DIR      = $(shell test/cluster/build-binaries.sh | tail -n 1)
+NODE_BIN_DIR = $(shell test/cluster/build-node-binaries.sh | tail -n 1)
+# REAL_NODE=1 make cluster-up: a real kubelet node (containerd, runc, CNI, kube-proxy) besides the fake ones.
+REAL_NODE   ?=
 
 .PHONY: help
 help: ## list targets
@@ -37,6 +40,10 @@ build-test: deps
 test-unit: build-test ## unit tests (pure core, fake clock)
 	$(NODE) --test --test-reporter=spec build/test/unit/
 
+.PHONY: node-binaries
+node-binaries: ## build the real test node (kubelet, kube-proxy, containerd, runc, CNI; cached in ~/.cache/secondcron)
+	@test/cluster/build-node-binaries.sh
+
 .PHONY: prometheus
 prometheus: ## install prometheus + promtool from Debian if missing (integration tests run them; no daemon)
 	@command -v promtool >/dev/null && command -v prometheus >/dev/null || hack/apt-install.sh prometheus
@@ -49,8 +56,13 @@ image: ## build the Dockerfile with buildah (no Docker) into an OCI archive in ~
 test-integration: build build-test binaries prometheus ## integration tests against a real local control plane (one file: TESTS=test/integration/smoke.test.ts)
 	SECONDCRON_BIN_DIR=$(BIN_DIR) $(NODE) build/test/cluster/run-integration.js $(TESTS)
 
+.PHONY: e2e
+e2e: build build-test binaries node-binaries prometheus ## end-to-end: `make image` + the Helm chart as pods on a real kubelet node (root; one file: TESTS=test/e2e/<f>.test.ts)
+	SECONDCRON_BIN_DIR=$(BIN_DIR) SECONDCRON_NODE_BIN_DIR=$(NODE_BIN_DIR) \
+	  $(NODE) build/test/cluster/run-integration.js --real-node $(or $(TESTS),test/e2e)
+
 .PHONY: test
-test: test-unit test-integration ## everything CI runs
+test: test-unit test-integration e2e ## everything CI runs
 
 BENCH_QUICK ?=
 .PHONY: bench
@@ -59,8 +71,9 @@ bench: deps binaries ## benchmark vs the upstream CronJob controller → bench/r
 	SECONDCRON_BIN_DIR=$(BIN_DIR) BENCH_QUICK=$(BENCH_QUICK) $(NODE) build/bench/main.js
 
 .PHONY: cluster-up
-cluster-up: build-test binaries ## start a local control plane in the background (.cluster/kubeconfig)
-	SECONDCRON_BIN_DIR=$(BIN_DIR) $(NODE) build/test/cluster/cluster-cli.js up $(CLUSTER_DIR)
+cluster-up: build-test binaries $(if $(REAL_NODE),node-binaries) ## start a local control plane in the background (.cluster/kubeconfig; REAL_NODE=1: with a real node)
+	SECONDCRON_BIN_DIR=$(BIN_DIR) $(if $(REAL_NODE),SECONDCRON_NODE_BIN_DIR=$(NODE_BIN_DIR)) REAL_NODE=$(REAL_NODE) \
+	  $(NODE) build/test/cluster/cluster-cli.js up $(CLUSTER_DIR)
 
 .PHONY: cluster-down
 cluster-down: build-test ## stop the local control plane started by cluster-up

@@ -1,7 +1,8 @@
 // `make cluster-up` / `make cluster-down`: a control plane that outlives the command that started it.
 //
 //   node build/test/cluster/cluster-cli.js up <dir>     start it in the background, print how to use it
-//   node build/test/cluster/cluster-cli.js down <dir>   stop it and remove <dir>
+//                                                       (REAL_NODE=1: with a real kubelet node, see real-node/)
+//   node build/test/cluster/cluster-cli.js down <dir>   stop it and remove <dir> (and a real node's host state)
 //   node build/test/cluster/cluster-cli.js status <dir>
 //
 // `up` starts a detached supervisor (this file with `serve`) that owns the control-plane processes:
@@ -13,6 +14,8 @@ import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 import { startCluster } from './cluster.js';
+import { NODE_NAME, REAL_NODE_LABEL, REAL_NODE_TAINT } from './real-node/addresses.js';
+import { cleanupHost, readHostRecord } from './real-node/host.js';
 
 interface ReadyInfo {
   pid: number;
@@ -21,6 +24,7 @@ interface ReadyInfo {
   binDir: string;
   startupMs: number;
   nodes: Array<{ name: string; zone: string }>;
+  realNode: boolean;
 }
 
 const files = (dir: string) => ({
@@ -59,6 +63,12 @@ function usage(dir: string, info: ReadyInfo): string {
     `Local control plane is up (started in ${(info.startupMs / 1000).toFixed(1)} s, supervisor pid ${info.pid}).`,
     `  API server:  ${info.server}`,
     `  nodes:       ${info.nodes.map((n) => `${n.name} (zone ${n.zone})`).join(', ')}`,
+    ...(info.realNode
+      ? [
+        `  real node:   ${NODE_NAME}, for pods with nodeSelector ${REAL_NODE_LABEL}: "true" and a toleration`,
+        `               of the taint ${REAL_NODE_TAINT}=true:NoSchedule; containerd: ${join(dir, 'real-node.json')}`,
+      ]
+      : []),
     `  logs:        ${join(dir, 'logs')}/`,
     'Use it:',
     `  export KUBECONFIG=${info.kubeconfig}`,
@@ -80,6 +90,7 @@ async function up(dir: string): Promise<number> {
     return 1;
   }
   // Leftovers of a supervisor that died: start clean.
+  await cleanupDeadRealNode();
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   const logFd = openSync(f.log, 'a');
@@ -91,7 +102,7 @@ async function up(dir: string): Promise<number> {
   child.unref();
   process.stdout.write(`Starting a local control plane in ${dir} (supervisor pid ${child.pid ?? '?'})…\n`);
 
-  const deadline = Date.now() + 180_000;
+  const deadline = Date.now() + 300_000;
   while (Date.now() < deadline) {
     if (existsSync(f.ready)) {
       process.stdout.write(`${usage(dir, JSON.parse(readFileSync(f.ready, 'utf8')) as ReadyInfo)}\n`);
@@ -117,6 +128,7 @@ async function serve(dir: string): Promise<number> {
   try {
     const cluster = await startCluster({
       dir,
+      realNode: process.env.REAL_NODE === '1',
       // `down` removes the directory after the supervisor has exited.
       removeDirOnStop: false,
       log: (m) => process.stdout.write(`${new Date().toISOString()} ${m}\n`),
@@ -128,6 +140,7 @@ async function serve(dir: string): Promise<number> {
       binDir: cluster.binDir,
       startupMs: cluster.startupMs,
       nodes: [...cluster.nodes],
+      realNode: cluster.realNode !== undefined,
     };
     writeFileSync(f.ready, `${JSON.stringify(info, null, 2)}\n`);
     process.stdout.write(`ready in ${cluster.startupMs} ms ${JSON.stringify(cluster.timings)}\n`);
@@ -153,8 +166,20 @@ async function down(dir: string): Promise<number> {
   } else {
     process.stdout.write(`No control plane running in ${dir}.\n`);
   }
+  await cleanupDeadRealNode();
   rmSync(dir, { recursive: true, force: true });
   return 0;
+}
+
+/**
+ * An owner that died hard (a SIGKILLed supervisor or test run) leaves its real node's host state
+ * behind, whichever its cluster directory: remove it.
+ */
+async function cleanupDeadRealNode(): Promise<void> {
+  const host = readHostRecord();
+  if (host === undefined || isAlive(host.ownerPid)) return;
+  await cleanupHost(host);
+  process.stdout.write('Removed the real node\'s leftovers (processes, mounts, network, rules, cgroups).\n');
 }
 
 function status(dir: string): number {

@@ -1,6 +1,7 @@
 // A real, local Kubernetes control plane for integration tests and the demo:
 // etcd → kube-apiserver → kube-controller-manager + kube-scheduler + kwok (fake nodes whose pods
-// "run" according to test/cluster/kwok-stages.yaml).
+// "run" according to test/cluster/kwok-stages.yaml), and with `realNode` also a real kubelet node
+// (real-node/: containerd, runc, CNI bridge, kube-proxy) for pods that select and tolerate it.
 //
 // Auth: node:crypto can make keys but not X.509 certificates, and we add no npm dependency and
 // assume no openssl CLI. So the apiserver self-signs its serving certificate in --cert-dir (a CA
@@ -20,7 +21,12 @@ import { freePorts } from './free-ports.js';
 import { httpCall, isOk } from './http-probe.js';
 import { writeKubeconfig } from './kubeconfig.js';
 import { ManagedProcess } from './managed-process.js';
+import { resolveNodeBinaries, type NodeBinaries } from './node-binaries.js';
 import { track } from './process-registry.js';
+import { NODE_IP, NODE_NAME } from './real-node/addresses.js';
+import { acquireHost, cleanupHost, prepareHost, readHostRecord, type HostRecord } from './real-node/host.js';
+import { issueKubeletClientPki, type KubeletClientPki } from './real-node/pki.js';
+import { RealNode, type RealNodeInfo } from './real-node/real-node.js';
 import { runCommand, type CommandResult } from './run-command.js';
 
 export const ZONE_LABEL = 'topology.kubernetes.io/zone';
@@ -41,10 +47,16 @@ export interface ClusterOptions {
   removeDirOnStop?: boolean;
   /** Environment for binary lookup (default process.env). */
   env?: NodeJS.ProcessEnv;
-  /** Give up starting after this long (default 90 s). */
+  /** Give up starting after this long (default 90 s, 240 s with a real node). */
   startTimeoutMs?: number;
   /** Progress messages (default: none). */
   log?: (message: string) => void;
+  /**
+   * Add a real kubelet node (real-node/; needs root and the binaries of build-node-binaries.sh via
+   * SECONDCRON_NODE_BIN_DIR). The apiserver then listens on the node's address instead of
+   * 127.0.0.1, so pods reach it through the "kubernetes" Service. One per machine at a time.
+   */
+  realNode?: boolean;
 }
 
 export interface FakeNode {
@@ -69,6 +81,8 @@ export interface Cluster {
   readonly caPem: string;
   readonly adminToken: string;
   readonly nodes: readonly FakeNode[];
+  /** The real node, when started with `realNode` (also written to <dir>/real-node.json). */
+  readonly realNode: RealNodeInfo | undefined;
   /** Milliseconds from startCluster() to a usable cluster. */
   readonly startupMs: number;
   /** Per-phase breakdown of startupMs. */
@@ -114,6 +128,16 @@ interface Tokens {
   controllerManager: string;
   scheduler: string;
   kwok: string;
+  node: string;
+  kubeProxy: string;
+}
+
+/** What the real node needs besides the control plane: its binaries, the host lock, the kubelet client certificate. */
+interface RealNodeParts {
+  bins: NodeBinaries;
+  host?: HostRecord;
+  pki?: KubeletClientPki;
+  node?: RealNode;
 }
 
 class StartupError extends Error {}
@@ -138,22 +162,36 @@ class LocalCluster implements Cluster {
   private caPemValue = '';
   private stopping: Promise<void> | undefined;
   private untrack: () => void = () => undefined;
+  private readonly real: RealNodeParts | undefined;
 
-  constructor(dir: string, removeDir: boolean, bins: BinaryPaths, ports: Ports, nodeCount: number, log: (m: string) => void) {
+  constructor(
+    dir: string,
+    removeDir: boolean,
+    bins: BinaryPaths,
+    ports: Ports,
+    nodeCount: number,
+    log: (m: string) => void,
+    nodeBins: NodeBinaries | undefined,
+  ) {
     this.dir = dir;
     this.removeDir = removeDir;
     this.bins = bins;
     this.ports = ports;
     this.log = log;
-    this.tokens = { admin: token(), controllerManager: token(), scheduler: token(), kwok: token() };
+    this.real = nodeBins ? { bins: nodeBins } : undefined;
+    this.tokens = {
+      admin: token(), controllerManager: token(), scheduler: token(), kwok: token(), node: token(), kubeProxy: token(),
+    };
     this.adminToken = this.tokens.admin;
     this.kubeconfigPath = join(dir, 'kubeconfig');
-    this.server = `https://127.0.0.1:${ports.apiserver}`;
+    this.server = `https://${this.real ? NODE_IP : '127.0.0.1'}:${ports.apiserver}`;
     this.binDir = join(dir, 'bin');
     this.env = {
       ...process.env,
       PATH: `${this.binDir}:${process.env.PATH ?? ''}`,
       KUBECONFIG: this.kubeconfigPath,
+      // kubectl's discovery cache, with the cluster instead of in ~/.kube/cache.
+      KUBECACHEDIR: join(dir, 'kube-cache'),
     };
     this.nodes = Array.from({ length: nodeCount }, (_, i) => ({
       name: `kwok-node-${i}`,
@@ -163,6 +201,10 @@ class LocalCluster implements Cluster {
 
   get caPem(): string {
     return this.caPemValue;
+  }
+
+  get realNode(): RealNodeInfo | undefined {
+    return this.real?.node?.info;
   }
 
   private path(...parts: string[]): string {
@@ -187,7 +229,14 @@ class LocalCluster implements Cluster {
       killNow: () => this.killNow(),
     });
 
+    if (this.real) {
+      // The lock first: nothing of another real-node cluster may be touched.
+      this.real.host = await acquireHost(this.dir, this.path('node'), this.real.bins.dir);
+      await prepareHost();
+      mkdirSync(this.path('node'), { recursive: true, mode: 0o700 });
+    }
     this.prepareFiles();
+    if (this.real) this.real.pki = await issueKubeletClientPki(this.path('pki'));
     phase('files');
 
     this.startEtcd();
@@ -216,7 +265,28 @@ class LocalCluster implements Cluster {
         (await this.api('GET', '/api/v1/namespaces/default/serviceaccounts/default')).status === 200),
     ]);
     phase('components');
+    if (this.real) {
+      await this.startRealNode(this.real, deadline);
+      phase('real node');
+    }
     this.startupMs = Math.round(performance.now() - t0);
+  }
+
+  private async startRealNode(real: RealNodeParts, deadline: number): Promise<void> {
+    if (!real.pki) throw new Error('test cluster: the kubelet client certificate was not issued');
+    real.node = new RealNode({
+      dir: this.path('node'),
+      bins: real.bins,
+      server: this.server,
+      caPem: this.caPemValue,
+      nodeToken: this.tokens.node,
+      kubeProxyToken: this.tokens.kubeProxy,
+      kubeletClientCa: real.pki.caCert,
+      adminToken: this.tokens.admin,
+      log: this.log,
+    });
+    await real.node.start(deadline);
+    writeFileSync(this.path('real-node.json'), `${JSON.stringify(real.node.info, null, 2)}\n`);
   }
 
   private prepareFiles(): void {
@@ -244,6 +314,12 @@ class LocalCluster implements Cluster {
         `${this.tokens.controllerManager},system:kube-controller-manager,system:kube-controller-manager`,
         `${this.tokens.scheduler},system:kube-scheduler,system:kube-scheduler`,
         `${this.tokens.kwok},kwok,kwok,"system:masters"`,
+        ...(this.real
+          ? [
+            `${this.tokens.node},system:node:${NODE_NAME},system:node:${NODE_NAME},"system:nodes"`,
+            `${this.tokens.kubeProxy},system:kube-proxy,system:kube-proxy`,
+          ]
+          : []),
         '',
       ].join('\n'),
       { mode: 0o600 },
@@ -283,10 +359,11 @@ class LocalCluster implements Cluster {
   }
 
   private apiServerArgs(): string[] {
+    const address = this.real ? NODE_IP : '127.0.0.1';
     return [
       `--etcd-servers=http://127.0.0.1:${this.ports.etcdClient}`,
-      '--bind-address=127.0.0.1',
-      '--advertise-address=127.0.0.1',
+      `--bind-address=${address}`,
+      `--advertise-address=${address}`,
       `--secure-port=${this.ports.apiserver}`,
       // No --tls-cert-file: the apiserver writes a self-signed CA + serving cert here on first
       // start and reuses them after a restart.
@@ -298,9 +375,19 @@ class LocalCluster implements Cluster {
       `--service-account-signing-key-file=${this.path('pki', 'sa.key')}`,
       '--service-cluster-ip-range=10.96.0.0/16',
       '--allow-privileged=true',
-      // The "kubernetes" Endpoints may not hold a loopback address: without this the apiserver
-      // logs a failed sync every 10 s. Nothing runs in-cluster here to need that Service.
-      '--endpoint-reconciler-type=none',
+      ...(this.real?.pki
+        ? [
+          // The "kubernetes" Service points at NODE_IP: pods on the real node use it.
+          `--kubelet-client-certificate=${this.real.pki.clientCert}`,
+          `--kubelet-client-key=${this.real.pki.clientKey}`,
+          // Else logs/exec resolve the node's name through the host's resolver (off the machine).
+          '--kubelet-preferred-address-types=InternalIP',
+        ]
+        : [
+          // The "kubernetes" Endpoints may not hold a loopback address: without this the apiserver
+          // logs a failed sync every 10 s. Nothing runs in-cluster here to need that Service.
+          '--endpoint-reconciler-type=none',
+        ]),
       // On SIGTERM the HTTP server otherwise waits up to --request-timeout (60 s) for the clients'
       // open watches; with this it answers 429 + Retry-After while draining, then stops in ~2 s.
       '--shutdown-send-retry-after=true',
@@ -508,15 +595,33 @@ class LocalCluster implements Cluster {
   private async doStop(): Promise<void> {
     const stopAll = (names: string[]): Promise<unknown> =>
       Promise.all(names.map((n) => this.procs.get(n)?.stop(STOP_GRACE_MS)));
-    // Clients first so they do not log connection errors for the apiserver going away; etcd last.
-    await stopAll(['kwok', 'kube-scheduler', 'kube-controller-manager']);
-    await stopAll(['kube-apiserver']);
-    await stopAll(['etcd']);
+    let cleanupError: unknown;
+    try {
+      // The node while its apiserver is still there, then clients so they do not log connection
+      // errors for the apiserver going away; etcd last.
+      await this.real?.node?.stop();
+      await stopAll(['kwok', 'kube-scheduler', 'kube-controller-manager']);
+      await stopAll(['kube-apiserver']);
+      await stopAll(['etcd']);
+    } finally {
+      // Whatever happened above, the host is put back (processes, mounts, links, rules, cgroups).
+      if (this.real?.host) {
+        try {
+          await cleanupHost(this.real.host);
+        } catch (err) {
+          cleanupError = err;
+        }
+      }
+    }
     if (this.removeDir) rmSync(this.dir, { recursive: true, force: true, maxRetries: 3 });
     this.untrack();
+    if (cleanupError) throw cleanupError;
   }
 
   private killNow(): void {
+    // The host-level leftovers of a real node (no async work is possible here) are removed by the
+    // next start or `make cluster-down`, from the host lock's record.
+    this.real?.node?.killNow();
     for (const proc of this.procs.values()) proc.killNow();
     if (this.removeDir) {
       try {
@@ -551,8 +656,12 @@ function sweepAbandonedTempDirs(): void {
   } catch {
     return;
   }
+  // A dead real node's directory holds mounts: only cleanupHost() (on the next real-node start or
+  // `make cluster-down`) may remove it.
+  const realNodeDir = readHostRecord()?.clusterDir;
   for (const entry of entries) {
     const dir = join(tmpdir(), entry);
+    if (dir === realNodeDir) continue;
     try {
       const owner = Number(readFileSync(join(dir, OWNER_FILE), 'utf8').trim());
       if (Number.isInteger(owner) && owner > 0 && !isAlive(owner)) rmSync(dir, { recursive: true, force: true });
@@ -565,6 +674,7 @@ function sweepAbandonedTempDirs(): void {
 /** Starts a control plane and returns once pods can be created, scheduled and run on fake nodes. */
 export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> {
   const bins = resolveBinaries(opts.env ?? process.env);
+  const nodeBins = opts.realNode ? resolveNodeBinaries(opts.env ?? process.env) : undefined;
   let dir: string;
   let removeDir: boolean;
   if (opts.dir) {
@@ -585,9 +695,11 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
     { etcdClient, etcdPeer, apiserver, controllerManager, scheduler },
     opts.nodes ?? 2,
     opts.log ?? (() => undefined),
+    nodeBins,
   );
   try {
-    await cluster.start(opts.startTimeoutMs ?? 90_000);
+    // A real node adds containerd, the kubelet's registration and kube-proxy's first sync.
+    await cluster.start(opts.startTimeoutMs ?? (opts.realNode ? 240_000 : 90_000));
   } catch (err) {
     await cluster.stop();
     throw err;

@@ -4,6 +4,8 @@
 //   node build/test/cluster/run-integration.js                       all of build/test/integration/
 //   node build/test/cluster/run-integration.js test/integration/smoke.test.ts   one file (.ts → build/…js)
 //   node build/test/cluster/run-integration.js --test-name-pattern=Job          flags go to node --test
+//   node build/test/cluster/run-integration.js --real-node build/test/e2e       with a real kubelet node
+//                                                                              (`make e2e`; needs SECONDCRON_NODE_BIN_DIR)
 //
 // Tests find the cluster through SECONDCRON_TEST_KUBECONFIG (see test/integration/helpers/); a test
 // that needs a private cluster (e.g. to stop its apiserver) calls startCluster() itself.
@@ -40,7 +42,8 @@ function toBuildPath(root: string, arg: string): string {
 
 async function main(argv: string[]): Promise<number> {
   const root = repoRoot();
-  const flags = argv.filter((a) => a.startsWith('--'));
+  const realNode = argv.includes('--real-node');
+  const flags = argv.filter((a) => a.startsWith('--') && a !== '--real-node');
   const paths = argv.filter((a) => !a.startsWith('--'));
   const targets = paths.length > 0 ? paths.map((p) => toBuildPath(root, p)) : [join(root, 'build', 'test', 'integration')];
   const missing = targets.filter((t) => !existsSync(t));
@@ -55,7 +58,7 @@ async function main(argv: string[]): Promise<number> {
   }
 
   process.stderr.write('[run-integration] starting the shared control plane…\n');
-  const cluster = await startCluster({ log: (m) => process.stderr.write(`[run-integration] ${m}\n`) });
+  const cluster = await startCluster({ realNode, log: (m) => process.stderr.write(`[run-integration] ${m}\n`) });
   process.stderr.write(
     `[run-integration] control plane ready in ${(cluster.startupMs / 1000).toFixed(1)} s ` +
       `(${Object.entries(cluster.timings).map(([k, v]) => `${k} ${v} ms`).join(', ')}); ` +
@@ -66,6 +69,8 @@ async function main(argv: string[]): Promise<number> {
     const env: NodeJS.ProcessEnv = {
       ...cluster.env,
       SECONDCRON_TEST_KUBECONFIG: cluster.kubeconfigPath,
+      // End-to-end tests find the real node's containerd (<dir>/real-node.json) and logs here.
+      SECONDCRON_TEST_CLUSTER_DIR: cluster.dir,
       // Private clusters started by tests resolve their binaries from here; keep the cache dir
       // when the Makefile gave one (cluster.binDir disappears with the shared cluster).
       SECONDCRON_BIN_DIR: process.env.SECONDCRON_BIN_DIR ?? cluster.binDir,

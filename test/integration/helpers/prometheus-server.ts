@@ -11,12 +11,47 @@ import { track } from '../../cluster/process-registry.js';
 import { type CommandResult, runCommand } from '../../cluster/run-command.js';
 import { eventually } from './eventually.js';
 
+/** Kubernetes service discovery (role endpoints): the targets are the ready endpoints of one Service port. */
+export interface EndpointsDiscovery {
+  apiServer: string;
+  caFile: string;
+  /** File with a bearer token that may list Services, Endpoints(Slices) and Pods in the namespace. */
+  tokenFile: string;
+  namespace: string;
+  service: string;
+  portName: string;
+}
+
 export interface ScrapeJob {
   name: string;
   /** host:port of each /metrics endpoint. */
-  targets: string[];
+  targets?: string[];
   /** Static labels on every series, e.g. the namespace Kubernetes discovery would add. */
   labels?: Record<string, string>;
+  /** Instead of targets: what a ServiceMonitor would scrape, with a `pod` label per target. */
+  endpoints?: EndpointsDiscovery;
+}
+
+function scrapeConfig(j: ScrapeJob): Record<string, unknown> {
+  const e = j.endpoints;
+  if (!e) return { job_name: j.name, static_configs: [{ targets: j.targets ?? [], labels: j.labels ?? {} }] };
+  return {
+    job_name: j.name,
+    kubernetes_sd_configs: [{
+      role: 'endpoints',
+      api_server: e.apiServer,
+      tls_config: { ca_file: e.caFile },
+      authorization: { credentials_file: e.tokenFile },
+      namespaces: { names: [e.namespace] },
+    }],
+    relabel_configs: [
+      { source_labels: ['__meta_kubernetes_service_name'], regex: e.service, action: 'keep' },
+      { source_labels: ['__meta_kubernetes_endpoint_port_name'], regex: e.portName, action: 'keep' },
+      { source_labels: ['__meta_kubernetes_pod_name'], target_label: 'pod' },
+      { source_labels: ['__meta_kubernetes_namespace'], target_label: 'namespace' },
+      ...Object.entries(j.labels ?? {}).map(([k, v]) => ({ target_label: k, replacement: v })),
+    ],
+  };
 }
 
 export interface PrometheusOptions {
@@ -68,10 +103,7 @@ export class PrometheusServer {
     const config = {
       global: { scrape_interval: opts.scrapeInterval, scrape_timeout: opts.scrapeInterval, evaluation_interval: opts.scrapeInterval },
       rule_files: opts.ruleFiles ?? [],
-      scrape_configs: opts.jobs.map((j) => ({
-        job_name: j.name,
-        static_configs: [{ targets: j.targets, labels: j.labels ?? {} }],
-      })),
+      scrape_configs: opts.jobs.map(scrapeConfig),
     };
     const configPath = join(dir, 'prometheus.yml');
     writeFileSync(configPath, JSON.stringify(config, null, 2));
