@@ -1,5 +1,6 @@
 import type { CompileResult, ScheduleSpec } from './types.js';
 import { type CronParseResult, parseCron } from './cron-expression.js';
+import { closestZoneName } from './closest-zone.js';
 import { CronWallMatcher } from './cron-wall-matcher.js';
 import { CronSlotSource, HORIZON_YEARS } from './cron-slot-source.js';
 import { IntervalSlotSource } from './interval-slot-source.js';
@@ -39,7 +40,9 @@ export function compileSchedule(spec: ScheduleSpec, anchorMs: number, nowMs: num
   if (typeof expression !== 'string') return invalid('schedule must be a string');
   const timeZone = hasTimeZone ? (spec.timeZone as string) : 'UTC';
   if (typeof timeZone !== 'string' || !isKnownTimeZone(timeZone)) {
-    return { ok: false, reason: 'UnknownTimeZone', message: `unknown time zone ${JSON.stringify(timeZone)}` };
+    const closest = typeof timeZone === 'string' ? closestZoneName(timeZone) : undefined;
+    const hint = closest === undefined ? '' : `; did you mean ${JSON.stringify(closest)}?`;
+    return { ok: false, reason: 'UnknownTimeZone', message: `unknown time zone ${JSON.stringify(timeZone)}${hint}` };
   }
   const parsed = parsedCron(expression);
   if (!parsed.ok) return invalid(parsed.message);

@@ -94,14 +94,26 @@ export function parseCron(expression: string): CronParseResult {
   const prefix = `schedule ${JSON.stringify(expression)}`;
   const trimmed = expression.trim();
   let sixFields: string;
+  const zonePrefix = ZONE_PREFIX.exec(trimmed);
+  if (zonePrefix) {
+    const [, variable = '', zone = '', rest = ''] = zonePrefix;
+    return {
+      ok: false,
+      message: `${prefix}: the "${variable}=" prefix is not supported; set spec.timeZone: ${zone} and schedule ${JSON.stringify(rest)}`,
+    };
+  }
   if (trimmed.startsWith('@')) {
-    const macro = MACROS[trimmed.toLowerCase()];
+    const [word = trimmed, ...trailing] = trimmed.split(/\s+/);
+    if (word.toLowerCase() === '@every') return { ok: false, message: `${prefix}: ${everyHint(trailing.join(' '))}` };
+    const macro = MACROS[word.toLowerCase()];
     if (macro === undefined) {
-      const word = trimmed.split(/\s+/)[0] ?? trimmed;
       return {
         ok: false,
         message: `${prefix}: unknown macro ${JSON.stringify(word)} (known: ${Object.keys(MACROS).join(', ')})`,
       };
+    }
+    if (trailing.length > 0) {
+      return { ok: false, message: `${prefix}: unexpected text ${JSON.stringify(trailing.join(' '))} after ${JSON.stringify(word)} (a macro stands alone)` };
     }
     sixFields = macro;
   } else {
@@ -154,6 +166,23 @@ export function parseCron(expression: string): CronParseResult {
   };
 }
 
+/** Vixie/robfig's per-line zone prefix; here the zone is a field of its own. */
+const ZONE_PREFIX = /^(CRON_TZ|TZ)=(\S*)\s*(.*)$/;
+
+/** robfig/cron's `@every <Go duration>`: point to intervalSeconds, with the value when it is whole seconds. */
+function everyHint(duration: string): string {
+  const base = '"@every" is not supported; for a fixed interval set spec.intervalSeconds';
+  const seconds = goDurationSeconds(duration);
+  return seconds === undefined ? `${base} instead of schedule` : `${base} (e.g. intervalSeconds: ${seconds}) instead of schedule`;
+}
+
+function goDurationSeconds(text: string): number | undefined {
+  if (!/^(\d+[hms])+$/.test(text)) return undefined;
+  let seconds = 0;
+  for (const [, amount, unit] of text.matchAll(/(\d+)([hms])/g)) seconds += Number(amount) * (unit === 'h' ? 3600 : unit === 'm' ? 60 : 1);
+  return seconds >= 1 ? seconds : undefined;
+}
+
 function parseField(text: string, spec: FieldSpec): ParsedField {
   const values = new Array<boolean>(spec.max + 1).fill(false);
   let last = false;
@@ -177,14 +206,14 @@ function parseField(text: string, spec: FieldSpec): ParsedField {
         throw new FieldError('"?" is only allowed in the day-of-month and day-of-week fields');
       }
       low = spec.min;
-      // `*` in day-of-week means 0-6; 7 would only repeat Sunday.
-      high = spec.names !== undefined && spec.namesStartAt === 0 ? 6 : spec.max;
+      high = wholeRangeEnd(spec);
     } else {
       const dash = base.indexOf('-');
       if (dash === -1) {
         low = parseValue(base, spec);
-        // `a/n` means "from a to the end of the range, every n".
-        high = slash === -1 ? low : spec.max;
+        // `a/n` means "from a to the end of the range, every n" — in day-of-week that end is Saturday,
+        // as for `*`: running on to 7 would add Sunday (`1/2` on Mon, Wed, Fri and Sun).
+        high = slash === -1 ? low : wholeRangeEnd(spec);
       } else {
         low = parseValue(base.slice(0, dash), spec);
         high = parseValue(base.slice(dash + 1), spec);
@@ -195,6 +224,11 @@ function parseField(text: string, spec: FieldSpec): ParsedField {
   }
   const star = text.startsWith('*') || text.startsWith('?');
   return { values, last, star };
+}
+
+/** The end of `*` and of `a/n`: day-of-week's 7 is only another Sunday, so its range ends at 6. */
+function wholeRangeEnd(spec: FieldSpec): number {
+  return spec.names !== undefined && spec.namesStartAt === 0 ? 6 : spec.max;
 }
 
 function parseStep(text: string): number {

@@ -35,6 +35,12 @@ describe('compileSchedule', () => {
     assert.equal(result.message, 'unknown time zone "Mars/Olympus"');
   });
 
+  it('suggests the closest known zone for a misspelt one', () => {
+    assert.equal(failure({ schedule: '@daily', timeZone: 'Europe/Berln' }).message, 'unknown time zone "Europe/Berln"; did you mean "Europe/Berlin"?');
+    assert.equal(failure({ schedule: '@daily', timeZone: 'America/New York' }).message, 'unknown time zone "America/New York"; did you mean "America/New_York"?');
+    assert.equal(failure({ schedule: '@daily', timeZone: 'Tokyo' }).message, 'unknown time zone "Tokyo"; did you mean "Asia/Tokyo"?');
+  });
+
   it('checks the time zone before the expression, and reports parse errors as InvalidSchedule', () => {
     assert.equal(failure({ schedule: '* * *', timeZone: 'Nowhere/Land' }).reason, 'UnknownTimeZone');
     const result = failure({ schedule: '* * *' });

@@ -51,6 +51,13 @@ describe('parseCron: accepted syntax', () => {
     assert.deepEqual(valuesOf(f.daysOfWeek), [0, 3, 4, 5]);
   });
 
+  it('stops a/n in day-of-week at Saturday (7 would add Sunday, as */n stops at 6)', () => {
+    assert.deepEqual(valuesOf(fields('0 0 0 * * 1/2').daysOfWeek), [1, 3, 5]);
+    assert.deepEqual(valuesOf(fields('0 0 0 * * */2').daysOfWeek), [0, 2, 4, 6]);
+    assert.deepEqual(valuesOf(fields('0 0 0 * * 0/3').daysOfWeek), [0, 3, 6]);
+    assert.deepEqual(valuesOf(fields('0 0 0 * * 5-7/2').daysOfWeek), [0, 5]);
+  });
+
   it('treats day-of-week 7 as Sunday', () => {
     assert.deepEqual(valuesOf(fields('0 0 0 * * 7').daysOfWeek), [0]);
     assert.deepEqual(valuesOf(fields('0 0 0 * * 5-7').daysOfWeek), [0, 5, 6]);
@@ -140,7 +147,12 @@ describe('parseCron: rejected input names the problem and the field', () => {
     ['0 0 0 * * L', 'day-of-week field "L": "L" is only allowed in the day-of-month field'],
     ['0 0 0 L/2 * *', 'day-of-month field "L/2": "L" cannot have a step'],
     ['0 0 0 1.5 * *', 'day-of-month field "1.5": invalid value "1.5"'],
-    ['@every 5s', 'schedule "@every 5s": unknown macro "@every"'],
+    ['@every 5s', 'schedule "@every 5s": "@every" is not supported; for a fixed interval set spec.intervalSeconds (e.g. intervalSeconds: 5) instead of schedule'],
+    ['@every 1m30s', 'set spec.intervalSeconds (e.g. intervalSeconds: 90)'],
+    ['@daily extra', 'schedule "@daily extra": unexpected text "extra" after "@daily" (a macro stands alone)'],
+    ['@hourly 5 * * *', 'unexpected text "5 * * *" after "@hourly"'],
+    ['TZ=Europe/Berlin 0 0 * * *', 'schedule "TZ=Europe/Berlin 0 0 * * *": the "TZ=" prefix is not supported; set spec.timeZone: Europe/Berlin and schedule "0 0 * * *"'],
+    ['CRON_TZ=UTC @daily', 'the "CRON_TZ=" prefix is not supported; set spec.timeZone: UTC and schedule "@daily"'],
   ];
   for (const [expression, expected] of cases) {
     it(`${JSON.stringify(expression)} → ${expected}`, () => {

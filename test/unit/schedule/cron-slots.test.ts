@@ -13,6 +13,16 @@ describe('cron slots (UTC)', () => {
     slots.forEach((s, i) => assert.equal(s, ms('2026-12-31T23:59:01Z') + i * 1000));
   });
 
+  it('does not fire 1/2 in day-of-week on Sunday (Mon, Wed, Fri only)', () => {
+    const src = source({ schedule: '0 0 0 * * 1/2' });
+    assert.deepEqual(firstSlots(src, '2026-01-08T12:00:00Z', 4), [
+      '2026-01-09T00:00:00.000Z',
+      '2026-01-12T00:00:00.000Z',
+      '2026-01-14T00:00:00.000Z',
+      '2026-01-16T00:00:00.000Z',
+    ]);
+  });
+
   it('fires on the last day of each month with L', () => {
     const src = source({ schedule: '0 0 12 L * *' });
     assert.deepEqual(firstSlots(src, '2026-01-01T00:00:00Z', 4), [
