@@ -37,7 +37,7 @@ export const FLAGS: readonly FlagSpec[] = [
   { flag: 'kubeconfig', kind: 'string', help: 'path to a kubeconfig (default: in-cluster, then $KUBECONFIG, then ~/.kube/config)' },
   { flag: 'namespaces', kind: 'list', help: 'comma-separated namespaces to watch (default: all)', default: '' },
   { flag: 'leader-elect', kind: 'bool', help: 'compete for the Lease; false runs as the only scheduler (development)', default: 'true' },
-  { flag: 'leader-election-namespace', kind: 'string', help: 'namespace of the Lease (default: the pod namespace, else "default")' },
+  { flag: 'leader-election-namespace', kind: 'string', help: 'namespace of the Lease (default: $POD_NAMESPACE, else the service account\'s namespace, else "default")' },
   { flag: 'lease-name', kind: 'string', help: 'name of the Lease', default: 'secondcron-leader' },
   { flag: 'lease-duration', kind: 'duration', help: 'how long followers wait before taking over an unrenewed Lease', default: '15s' },
   { flag: 'renew-deadline', kind: 'duration', help: 'the leader stops scheduling if it cannot renew within this', default: '10s' },
@@ -67,7 +67,15 @@ export function helpText(): string {
 }
 
 /** Parses `--flag value` / `--flag=value`; flags win over environment variables, which win over defaults. */
-export function parseConfig(argv: readonly string[], env: Readonly<Record<string, string | undefined>>): Config {
+/**
+ * serviceAccountNamespace: the pod's namespace from its service-account mount, for when the Downward
+ * API's POD_NAMESPACE is not set (client-go's in-cluster namespace lookup does the same).
+ */
+export function parseConfig(
+  argv: readonly string[],
+  env: Readonly<Record<string, string | undefined>>,
+  serviceAccountNamespace: () => string | undefined = () => undefined,
+): Config {
   const byName = new Map(FLAGS.map((f) => [f.flag, f]));
   const raw = new Map<string, string>();
   for (const f of FLAGS) {
@@ -104,7 +112,7 @@ export function parseConfig(argv: readonly string[], env: Readonly<Record<string
     kubeconfig: optionalString('kubeconfig'),
     namespaces: (get('namespaces') ?? '').split(',').map((s) => s.trim()).filter((s) => s.length > 0),
     leaderElect: value('leader-elect', parseBool, 'true or false'),
-    leaderElectionNamespace: optionalString('leader-election-namespace') ?? env.POD_NAMESPACE ?? 'default',
+    leaderElectionNamespace: optionalString('leader-election-namespace') ?? (env.POD_NAMESPACE || undefined) ?? serviceAccountNamespace() ?? 'default',
     leaseName: value('lease-name', (v) => (DNS_NAME.test(v) ? v : undefined), 'a DNS subdomain name'),
     leaseDurationMs: value('lease-duration', parseDurationMs, 'a duration such as 15s or 1500ms'),
     renewDeadlineMs: value('renew-deadline', parseDurationMs, 'a duration such as 10s or 1500ms'),

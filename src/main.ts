@@ -16,11 +16,12 @@ import { WritePriority } from './controller/write-priority.js';
 import { LeaderElector, makeIdentity } from './election/index.js';
 import { KubeLeaseStore } from './election/kube-lease-store.js';
 import { serveHealth, serveMetrics } from './http/servers.js';
-import { loadConnection } from './kube/connection.js';
+import { inClusterNamespace, loadConnection } from './kube/connection.js';
 import { Reflector } from './kube/reflector.js';
 import { KubeRest } from './kube/rest.js';
 import { TokenBucket } from './kube/token-bucket.js';
 import { type Logger, createLogger } from './log.js';
+import { installShutdownSignals } from './signals.js';
 import { Metrics } from './metrics/metrics.js';
 import { Scheduler } from './scheduler/index.js';
 
@@ -37,7 +38,7 @@ async function main(): Promise<void> {
   }
   let cfg: Config;
   try {
-    cfg = parseConfig(argv, process.env);
+    cfg = parseConfig(argv, process.env, inClusterNamespace);
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;
     process.stderr.write(`secondcron: ${err.message}\n`);
@@ -45,14 +46,15 @@ async function main(): Promise<void> {
   }
 
   const log = createLogger({ level: cfg.logLevel });
+  const signals = installShutdownSignals(log);
   const mono = systemMonotonicClock;
   const wall = systemWallClock;
   const timers = createSystemTimers();
   const random = Math.random;
   const metrics = new Metrics();
 
-  const connection = await loadConnection(cfg.kubeconfig);
-  const rest = new KubeRest(connection, { onResponse: (verb, code) => metrics.apiRequests.inc({ verb, code }) });
+  const connection = await loadConnection(cfg.kubeconfig, { warn: (message, err) => log.warn(message, { err }) });
+  const rest = new KubeRest(connection, { observer: { onResponse: (verb, code) => metrics.apiRequests.inc({ verb, code }) } });
   const identity = cfg.identity ?? makeIdentity(process.env.POD_NAME ?? hostname(), random);
   log.info('starting', { identity, namespaces: cfg.namespaces.length ? cfg.namespaces : 'all', server: connection.server, credentials: connection.source });
 
@@ -199,10 +201,7 @@ async function main(): Promise<void> {
   }
   const resync = setInterval(() => controller.resync(), RESYNC_MS);
 
-  let stopping = false;
-  const shutdown = async (signal: string): Promise<void> => {
-    if (stopping) return;
-    stopping = true;
+  signals.onShutdown(async (signal) => {
     log.info('shutting down', { signal });
     clearInterval(resync);
     scheduler.stop();
@@ -214,10 +213,7 @@ async function main(): Promise<void> {
     for (const r of allReflectors) r.stop();
     await Promise.all([metricsServer.close(), healthServer.close()]);
     log.info('stopped');
-    process.exit(0);
-  };
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
-  process.on('SIGINT', () => void shutdown('SIGINT'));
+  });
 }
 
 function mergedCache<T extends SecondCronJob>(reflectors: Reflector<T>[]): Cache<T> {

@@ -3,7 +3,7 @@
 // Fencing is checked right before each attempt so a deposed leader stops at once.
 import pLimit, { type LimitFunction } from 'p-limit';
 
-import type { TimerHandle, Timers, WallClock } from '../clock/clock.js';
+import type { Timers, WallClock } from '../clock/clock.js';
 import { isAlreadyExists, isRetryable } from '../kube/api-error.js';
 import { retryDelayMs } from '../kube/backoff.js';
 import type { KubeRest } from '../kube/rest.js';
@@ -38,7 +38,7 @@ const RETRY = { initialMs: 100, maxMs: 5_000 };
 
 export class JobCreator {
   private readonly limit: LimitFunction;
-  private readonly sleeping = new Set<{ handle: TimerHandle; resolve: () => void }>();
+  private readonly pending = new Set<Promise<CreateOutcome>>();
 
   constructor(private readonly opts: JobCreatorOptions) {
     this.limit = pLimit(opts.maxConcurrent);
@@ -47,9 +47,12 @@ export class JobCreator {
   /** Creates and waits; never throws. deadlineMs is wall time after which the slot is abandoned. */
   async create(job: JobManifest, deadlineMs: number): Promise<CreateOutcome> {
     this.opts.priority.begin();
+    const outcome = this.createWithRetries(job, deadlineMs);
+    this.pending.add(outcome);
     try {
-      return await this.createWithRetries(job, deadlineMs);
+      return await outcome;
     } finally {
+      this.pending.delete(outcome);
       this.opts.priority.end();
     }
   }
@@ -67,13 +70,13 @@ export class JobCreator {
     }
   }
 
-  /** Resolves when every queued and in-flight create has settled (graceful shutdown). */
+  /**
+   * Resolves when every create has settled (graceful shutdown; the scheduler has stopped, so no new
+   * ones come). Sleeping creates are not woken: a rate-limit wait cut short would send them past the
+   * QPS limit, a retry wait cut short would ignore the server's Retry-After. The caller bounds the wait.
+   */
   async drain(): Promise<void> {
-    for (const s of this.sleeping) {
-      this.opts.timers.clear(s.handle);
-      s.resolve();
-    }
-    while (this.limit.activeCount + this.limit.pendingCount > 0) await new Promise((r) => setImmediate(r));
+    while (this.pending.size > 0) await Promise.allSettled([...this.pending]);
   }
 
   private attempt(job: JobManifest, deadlineMs: number): Promise<CreateOutcome | { retryable: true; error: Error; retryAfterMs?: number }> {
@@ -113,15 +116,6 @@ export class JobCreator {
   }
 
   private sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const entry = {
-        handle: this.opts.timers.set(ms, () => {
-          this.sleeping.delete(entry);
-          resolve();
-        }),
-        resolve,
-      };
-      this.sleeping.add(entry);
-    });
+    return new Promise((resolve) => this.opts.timers.set(ms, resolve));
   }
 }

@@ -17,6 +17,17 @@ export class ApiError extends Error {
   }
 }
 
+/**
+ * No credentials to send (a token file unreadable and no earlier token, an exec plugin that failed).
+ * Status 0 like a network failure: retried with backoff, the next attempt may find them.
+ */
+export class CredentialsUnavailable extends ApiError {
+  constructor(message: string) {
+    super(0, 'CredentialsUnavailable', message);
+    this.name = 'CredentialsUnavailable';
+  }
+}
+
 export function isStatus(err: unknown, status: number): boolean {
   return err instanceof ApiError && err.status === status;
 }

@@ -1,24 +1,36 @@
-// The fallback for kubeconfigs our own loader does not read (exec plugins, auth providers, proxies,
-// merged files): @kubernetes/client-node does the authentication. Imported lazily by connection.ts.
+// The fallback for kubeconfig users our own loader does not handle (auth providers, proxies):
+// @kubernetes/client-node does the authentication. Imported lazily by connection.ts. It gets the
+// config already merged and resolved the kubectl way, so it talks to the same cluster.
 import { HttpMethod, KubeConfig, RequestContext } from '@kubernetes/client-node';
+import { dump } from 'js-yaml';
 import { Agent, type Dispatcher } from 'undici';
 
-import { type Credentials, type KubeConnection, keepConnections } from './connection.js';
+import { untilAborted } from './abortable.js';
+import type { Credentials, KubeConnection } from './connection.js';
+import type { ResolvedKubeconfig } from './kubeconfig.js';
+import { keepConnections } from './tls-dispatcher.js';
 
-export function clientNodeConnection(path: string | undefined, source: string): KubeConnection {
+export function clientNodeConnection(resolved: ResolvedKubeconfig, source: string): KubeConnection {
+  const { merged } = resolved;
   const kc = new KubeConfig();
-  if (path) kc.loadFromFile(path);
-  else kc.loadFromDefault();
-  const cluster = kc.getCurrentCluster();
-  if (!cluster) throw new Error(`${source}: no current cluster`);
-  const server = cluster.server.replace(/\/+$/, '');
+  kc.loadFromString(
+    dump({
+      apiVersion: 'v1',
+      kind: 'Config',
+      clusters: merged.clusters.map((e) => ({ name: e.name, cluster: e.fields })),
+      users: merged.users.map((e) => ({ name: e.name, user: e.fields })),
+      contexts: merged.contexts.map((e) => ({ name: e.name, context: e.fields })),
+      'current-context': resolved.contextName,
+    }),
+  );
+  const server = resolved.cluster.server.replace(/\/+$/, '');
   let dispatcher: Dispatcher | undefined;
   return {
     server,
     source,
-    async credentials(): Promise<Credentials> {
+    async credentials(signal?: AbortSignal): Promise<Credentials> {
       const ctx = new RequestContext(server, HttpMethod.GET);
-      await kc.applySecurityAuthentication(ctx); // runs exec plugins / refreshes provider tokens as needed
+      await untilAborted(kc.applySecurityAuthentication(ctx), signal); // refreshes provider tokens as needed
       const headers: Record<string, string> = {};
       for (const [k, v] of Object.entries(ctx.getHeaders())) headers[k] = String(v);
       // Keep the first dispatcher: client-node builds a new one (a new TLS connection) per call.

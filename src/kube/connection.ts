@@ -1,21 +1,29 @@
 // Where the API server is and how to authenticate to it.
 //
-// The common cases — in-cluster (the Helm chart) and a kubeconfig whose user is a token, a token file
-// or a client certificate — are read here. Everything else a kubeconfig can say (exec plugins,
-// auth providers, proxies, several merged files) goes to @kubernetes/client-node, imported only
-// then: loading it pulls in its whole generated API, ~60 MiB of RSS that an operator watching
-// thousands of schedules should not carry for nothing.
-import { existsSync, readFileSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { delimiter, dirname, isAbsolute, join } from 'node:path';
-import { createSecureContext } from 'node:tls';
+// In-cluster (the Helm chart) and kubeconfig users with a token, a token file, basic auth, client
+// certificates (data or files) or an exec plugin are handled here, with client-go's refresh rules.
+// Auth providers and proxies go to @kubernetes/client-node, imported only then: loading it pulls in
+// its whole generated API, ~60 MiB of RSS that an operator watching thousands of schedules should not
+// carry for nothing.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 
-import { load as parseYaml } from 'js-yaml';
-import { Agent, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+
+import { untilAborted } from './abortable.js';
+import { ExecCredentialPlugin } from './exec-credential.js';
+import { type KubeconfigSelection, type ResolvedKubeconfig, isFields, loadKubeconfig } from './kubeconfig.js';
+import { TokenFile } from './token-file.js';
+import { type ClientCert, ClientCertFiles, DispatcherPool, type ServerTls } from './tls-dispatcher.js';
 
 export interface Credentials {
   headers: Record<string, string>;
   dispatcher: Dispatcher;
+  /**
+   * Present when these credentials can be refreshed (token file, exec plugin): the server answered
+   * 401 to them, so the next credentials() call fetches fresh ones and a retry can succeed.
+   */
+  invalidate?: () => void;
 }
 
 export interface KubeConnection {
@@ -23,141 +31,155 @@ export interface KubeConnection {
   readonly server: string;
   /** Where this came from, for the start-up log. */
   readonly source: string;
-  /** Current credentials; called again every few seconds so rotated tokens are picked up. */
-  credentials(): Promise<Credentials>;
+  /**
+   * Credentials for one request. The signal is the request's own deadline: a slow token read or a
+   * hung exec plugin fails that request in time instead of hanging it.
+   */
+  credentials(signal?: AbortSignal): Promise<Credentials>;
+}
+
+export interface ConnectionOptions {
+  env?: NodeJS.ProcessEnv;
+  /** Told about refresh trouble that does not fail a request (last good token kept, …). */
+  warn?: (message: string, err: Error) => void;
 }
 
 const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
 
-interface TlsOptions {
-  ca?: Buffer;
-  cert?: Buffer;
-  key?: Buffer;
-  rejectUnauthorized?: boolean;
-  servername?: string;
+/** What a user entry authenticates with, per request. */
+interface UserAuth {
+  headers: Record<string, string>;
+  /** From an exec plugin; otherwise the connection's own client certificate (if any) is used. */
+  clientCert?: ClientCert;
+  invalidate?: () => void;
 }
 
-/** One keep-alive pool for the life of the process; only the headers change. */
 class DirectConnection implements KubeConnection {
-  private readonly dispatcher: Dispatcher;
+  readonly server: string;
+  private readonly pool: DispatcherPool;
 
   constructor(
-    readonly server: string,
+    server: string,
     readonly source: string,
-    tls: TlsOptions,
-    private readonly headers: () => Record<string, string>,
+    tls: ServerTls,
+    private readonly auth: (signal: AbortSignal | undefined) => Promise<UserAuth>,
+    private readonly clientCert: () => ClientCert | undefined = () => undefined,
   ) {
     this.server = server.replace(/\/+$/, '');
-    // One TLS context for every connection: building it (parsing the CA bundle) per connection was
-    // 4 % of the operator's CPU in a 500-Job burst.
-    const { rejectUnauthorized, servername, ...material } = tls;
-    const secureContext = createSecureContext(material);
-    this.dispatcher = keepConnections(
-      new Agent({
-        connect: { secureContext, ...(rejectUnauthorized === false ? { rejectUnauthorized } : {}), ...(servername ? { servername } : {}) },
-        // Idle connections stay for a minute (client-go keeps them 90 s): a burst after a quiet spell
-        // should not start with a TLS handshake per request.
-        keepAliveTimeout: 60_000,
-      }),
-    );
+    this.pool = new DispatcherPool(tls);
   }
 
-  credentials(): Promise<Credentials> {
-    return Promise.resolve({ headers: this.headers(), dispatcher: this.dispatcher });
+  async credentials(signal?: AbortSignal): Promise<Credentials> {
+    const auth = await this.auth(signal);
+    const dispatcher = this.pool.for(auth.clientCert ?? this.clientCert());
+    return { headers: auth.headers, dispatcher, ...(auth.invalidate ? { invalidate: auth.invalidate } : {}) };
   }
 }
 
 /**
- * undici closes a connection after any request whose method "does not expect a body" carries one —
- * and every DELETE of ours carries DeleteOptions (propagation policy, uid precondition), as client-go's
- * do. The API server reads those bodies, so the connection is sound: without this, each history
- * deletion cost a new TLS handshake (12 % of the operator's CPU at 100 Jobs/s).
+ * In-cluster when KUBERNETES_SERVICE_HOST is set and no --kubeconfig was given, else the kubeconfig
+ * kubectl would use (--kubeconfig, else $KUBECONFIG merged, else ~/.kube/config).
  */
-export function keepConnections(dispatcher: Dispatcher): Dispatcher {
-  return dispatcher.compose((dispatch) => (opts, handler) => dispatch({ ...opts, reset: false }, handler));
+export async function loadConnection(kubeconfig: string | undefined, opts: ConnectionOptions = {}): Promise<KubeConnection> {
+  const env = opts.env ?? process.env;
+  if (!kubeconfig && env.KUBERNETES_SERVICE_HOST) return inCluster(env, opts);
+  return connectionFor(loadKubeconfig({ kubeconfig, env }), opts);
 }
 
-/**
- * --kubeconfig, else in-cluster when KUBERNETES_SERVICE_HOST is set, else $KUBECONFIG, else
- * ~/.kube/config — the order client-go uses for controllers.
- */
-export async function loadConnection(kubeconfigPath: string | undefined, env: NodeJS.ProcessEnv = process.env): Promise<KubeConnection> {
-  if (kubeconfigPath) return fromKubeconfigFile(kubeconfigPath);
-  if (env.KUBERNETES_SERVICE_HOST) return inCluster(env);
-  const paths = (env.KUBECONFIG ?? '').split(delimiter).filter(Boolean);
-  if (paths.length > 1) return viaClientNode(undefined, `$KUBECONFIG (${paths.length} files, merged by client-node)`);
-  return fromKubeconfigFile(paths[0] ?? join(homedir(), '.kube', 'config'));
+/** For a caller that chose the file and context itself (`kubectl secondcron --context …`). */
+export async function connectionForSelection(selection: KubeconfigSelection, opts: ConnectionOptions = {}): Promise<{ connection: KubeConnection; kubeconfig: ResolvedKubeconfig }> {
+  const kubeconfig = loadKubeconfig({ env: opts.env, ...selection });
+  return { connection: await connectionFor(kubeconfig, opts), kubeconfig };
 }
 
-function inCluster(env: NodeJS.ProcessEnv): KubeConnection {
+/** The namespace of the pod's service account, when running in a pod. */
+export function inClusterNamespace(): string | undefined {
+  try {
+    return readFileSync(join(SERVICE_ACCOUNT_DIR, 'namespace'), 'utf8').trim() || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function inCluster(env: NodeJS.ProcessEnv, opts: ConnectionOptions): KubeConnection {
   const host = env.KUBERNETES_SERVICE_HOST as string;
   const port = env.KUBERNETES_SERVICE_PORT ?? '443';
   const server = `https://${host.includes(':') ? `[${host}]` : host}:${port}`;
-  const tokenPath = join(SERVICE_ACCOUNT_DIR, 'token');
-  // Bound service-account tokens are rotated by the kubelet: re-read, never cached for good.
-  return new DirectConnection(server, 'in-cluster service account', { ca: readFileSync(join(SERVICE_ACCOUNT_DIR, 'ca.crt')) }, () => ({
-    authorization: `Bearer ${readFileSync(tokenPath, 'utf8').trim()}`,
-  }));
+  const token = new TokenFile(join(SERVICE_ACCOUNT_DIR, 'token'), { onReadError: (err) => opts.warn?.('cannot read the service-account token; keeping the last one', err) });
+  return new DirectConnection(server, 'in-cluster service account', { ca: readFileSync(join(SERVICE_ACCOUNT_DIR, 'ca.crt')) }, (signal) => tokenAuth(token, signal));
 }
 
-type Fields = Record<string, unknown>;
-
-/** The parts of a kubeconfig file we read. */
-interface KubeconfigFile {
-  'current-context'?: string;
-  clusters?: { name: string; cluster?: Fields }[];
-  users?: { name: string; user?: Fields }[];
-  contexts?: { name: string; context?: Fields }[];
+async function tokenAuth(token: TokenFile, signal: AbortSignal | undefined): Promise<UserAuth> {
+  const value = await untilAborted(token.current(), signal);
+  return { headers: { authorization: `Bearer ${value}` }, invalidate: () => token.rejected(value) };
 }
 
-/** The fields we understand; anything else in a user or cluster entry means client-node. */
-const SIMPLE_USER_FIELDS = new Set(['token', 'tokenFile', 'client-certificate', 'client-certificate-data', 'client-key', 'client-key-data', 'username', 'password']);
-const SIMPLE_CLUSTER_FIELDS = new Set(['server', 'certificate-authority', 'certificate-authority-data', 'insecure-skip-tls-verify', 'tls-server-name']);
+/** Cluster and user fields handled here; anything else means client-node. */
+const DIRECT_USER_FIELDS = new Set(['token', 'tokenFile', 'client-certificate', 'client-certificate-data', 'client-key', 'client-key-data', 'username', 'password', 'exec']);
+const DIRECT_CLUSTER_FIELDS = new Set(['server', 'certificate-authority', 'certificate-authority-data', 'insecure-skip-tls-verify', 'tls-server-name', 'extensions']);
 
-export async function fromKubeconfigFile(path: string): Promise<KubeConnection> {
-  return readKubeconfig(path) ?? viaClientNode(path, `kubeconfig ${path} (auth through client-node)`);
+export async function connectionFor(kc: ResolvedKubeconfig, opts: ConnectionOptions = {}): Promise<KubeConnection> {
+  const direct = directConnection(kc, opts);
+  if (direct) return direct;
+  const { clientNodeConnection } = await import('./client-node-connection.js');
+  return clientNodeConnection(kc, `${kc.source}, context ${kc.contextName} (auth through client-node)`);
 }
 
-/** A kubeconfig with a token, token file, basic or client-certificate user; null if it needs client-node. */
-export function readKubeconfig(path: string): KubeConnection | null {
-  if (!existsSync(path)) throw new Error(`kubeconfig ${path} not found (and not running in a cluster)`);
-  const doc = parseYaml(readFileSync(path, 'utf8')) as KubeconfigFile | null;
-  const contextName = doc?.['current-context'];
-  const context = doc?.contexts?.find((c) => c.name === contextName)?.context;
-  if (!doc || !context) throw new Error(`kubeconfig ${path}: no current context`);
-  const cluster = doc.clusters?.find((c) => c.name === context.cluster)?.cluster;
-  const user = doc.users?.find((u) => u.name === context.user)?.user ?? {};
-  if (!cluster || typeof cluster.server !== 'string') throw new Error(`kubeconfig ${path}: context ${contextName} has no cluster server`);
-  const simple = Object.keys(user).every((k) => SIMPLE_USER_FIELDS.has(k)) && Object.keys(cluster).every((k) => SIMPLE_CLUSTER_FIELDS.has(k));
-  if (!simple) return null;
+/** One kubeconfig file, synchronously; null if its user needs client-node (auth provider, proxy). */
+export function readKubeconfig(path: string, opts: ConnectionOptions = {}): KubeConnection | null {
+  return directConnection(loadKubeconfig({ kubeconfig: path, env: opts.env }), opts);
+}
 
-  const base = dirname(path);
-  const bytes = (data: unknown, file: unknown): Buffer | undefined => {
-    if (typeof data === 'string') return Buffer.from(data, 'base64');
-    if (typeof file === 'string') return readFileSync(isAbsolute(file) ? file : join(base, file));
-    return undefined;
-  };
-  const tls: TlsOptions = {
-    ca: bytes(cluster['certificate-authority-data'], cluster['certificate-authority']),
-    cert: bytes(user['client-certificate-data'], user['client-certificate']),
-    key: bytes(user['client-key-data'], user['client-key']),
-  };
+function directConnection(kc: ResolvedKubeconfig, opts: ConnectionOptions): KubeConnection | null {
+  const cluster = kc.cluster.fields;
+  const user = kc.user.fields;
+  if (!Object.keys(user).every((k) => DIRECT_USER_FIELDS.has(k)) || !Object.keys(cluster).every((k) => DIRECT_CLUSTER_FIELDS.has(k))) return null;
+
+  const tls: ServerTls = { ca: bytes(cluster['certificate-authority-data'], cluster['certificate-authority']) };
   if (cluster['insecure-skip-tls-verify'] === true) tls.rejectUnauthorized = false;
   if (typeof cluster['tls-server-name'] === 'string') tls.servername = cluster['tls-server-name'];
+  const source = `${kc.source}, context ${kc.contextName}`;
+  const warn = (message: string) => (err: Error): void => opts.warn?.(message, err);
 
-  const tokenFile = typeof user.tokenFile === 'string' ? (isAbsolute(user.tokenFile) ? user.tokenFile : join(base, user.tokenFile)) : undefined;
-  const headers = (): Record<string, string> => {
-    if (typeof user.token === 'string') return { authorization: `Bearer ${user.token}` };
-    if (tokenFile) return { authorization: `Bearer ${readFileSync(tokenFile, 'utf8').trim()}` };
-    if (typeof user.username === 'string') {
-      return { authorization: `Basic ${Buffer.from(`${user.username}:${String(user.password ?? '')}`).toString('base64')}` };
-    }
-    return {};
-  };
-  return new DirectConnection(cluster.server, `kubeconfig ${path}`, tls, headers);
+  let clientCert: () => ClientCert | undefined = () => undefined;
+  if (typeof user['client-certificate'] === 'string' && typeof user['client-key'] === 'string') {
+    const files = new ClientCertFiles(user['client-certificate'], user['client-key'], Date.now, warn('client certificate files changed but cannot be used'));
+    clientCert = () => files.current();
+  } else {
+    const cert = bytes(user['client-certificate-data'], user['client-certificate']);
+    const key = bytes(user['client-key-data'], user['client-key']);
+    if (cert && key) clientCert = () => ({ cert, key });
+  }
+
+  let auth: (signal: AbortSignal | undefined) => Promise<UserAuth>;
+  if (typeof user.token === 'string' && user.token !== '') {
+    const headers = { authorization: `Bearer ${user.token}` };
+    auth = () => Promise.resolve({ headers });
+  } else if (typeof user.tokenFile === 'string') {
+    const token = new TokenFile(user.tokenFile, { onReadError: warn(`cannot read token file ${user.tokenFile}; keeping the last token`) });
+    auth = (signal) => tokenAuth(token, signal);
+  } else if (isFields(user.exec)) {
+    const plugin = new ExecCredentialPlugin({ exec: user.exec, cluster: { ...cluster, server: kc.cluster.server }, user: kc.user.name, env: opts.env, stderr: (text) => process.stderr.write(text) });
+    auth = async (signal): Promise<UserAuth> => {
+      const result = await plugin.current(signal);
+      const headers: Record<string, string> = result.token ? { authorization: `Bearer ${result.token}` } : {};
+      return {
+        headers,
+        ...(result.clientCert ? { clientCert: result.clientCert } : {}),
+        invalidate: () => plugin.rejected(result),
+      };
+    };
+  } else if (typeof user.username === 'string') {
+    const headers = { authorization: `Basic ${Buffer.from(`${user.username}:${String(user.password ?? '')}`).toString('base64')}` };
+    auth = () => Promise.resolve({ headers });
+  } else {
+    auth = () => Promise.resolve({ headers: {} });
+  }
+  return new DirectConnection(kc.cluster.server, source, tls, auth, clientCert);
 }
 
-async function viaClientNode(path: string | undefined, source: string): Promise<KubeConnection> {
-  const { clientNodeConnection } = await import('./client-node-connection.js');
-  return clientNodeConnection(path, source);
+function bytes(data: unknown, file: unknown): Buffer | undefined {
+  if (typeof data === 'string' && data !== '') return Buffer.from(data, 'base64');
+  if (typeof file === 'string' && file !== '') return readFileSync(file);
+  return undefined;
 }

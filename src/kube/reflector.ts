@@ -2,13 +2,15 @@
 //
 // client-node 2.0.1's informer stops for good on any error it does not know and waits up to 30 s
 // between re-watches after clean closes; a scheduler cannot afford either. This reflector re-watches
-// at once after a clean close or an inactivity timeout, relists on 410 Gone, backs off on errors,
-// and a watchdog restarts it if nothing at all has happened for too long.
+// at once after a normal close (the server's timeout), relists on 410 Gone, backs off on errors, on
+// 410 and on watches that close at once with nothing in them (as client-go's reflector does), waits
+// at least as long as a Retry-After says, and a watchdog restarts it if nothing at all has happened
+// for too long.
 
 import type { MonotonicClock, TimerHandle, Timers } from '../clock/clock.js';
 import type { Logger } from '../log.js';
 import { ApiError } from './api-error.js';
-import { backoffDelayMs } from './backoff.js';
+import { retryDelayMs } from './backoff.js';
 import type { KubeRest } from './rest.js';
 import { type KubeObject, type ListResponse, type WatchStatus, objectKey } from './types.js';
 
@@ -39,6 +41,15 @@ export interface ReflectorOptions<T extends KubeObject> {
 }
 
 const ERROR_BACKOFF = { initialMs: 500, maxMs: 30_000 };
+/** client-go's reflector: a watch closed sooner than this without events counts as a failure. */
+const SHORT_WATCH_MS = 1_000;
+
+class ShortWatch extends Error {
+  constructor() {
+    super(`watch closed within ${SHORT_WATCH_MS} ms without any event`);
+    this.name = 'ShortWatch';
+  }
+}
 
 export class Reflector<T extends KubeObject> {
   private readonly store = new Map<string, T>();
@@ -111,19 +122,22 @@ export class Reflector<T extends KubeObject> {
     while (!this.stopped) {
       try {
         if (!this.resourceVersion) await this.relist();
+        const startedMono = this.opts.mono.nowMs();
         const sawEvents = await this.watchOnce();
+        if (this.stopped) break;
+        // client-go's "very short watch": closed within a second with nothing delivered is a failure
+        // (a proxy or an overloaded server closing at once), not a reason to re-watch in a loop.
+        if (!sawEvents && this.opts.mono.nowMs() - startedMono < SHORT_WATCH_MS) throw new ShortWatch();
         failures = 0;
-        // A clean close with no events at all twice in a row could be a misbehaving proxy; pause briefly.
-        if (!sawEvents) await this.sleep(50 + this.opts.random() * 200);
       } catch (err) {
         if (this.stopped) break;
-        if (err instanceof ApiError && err.status === 410) {
-          this.resourceVersion = '';
-          continue;
-        }
-        this.opts.onFailure?.();
-        const delay = backoffDelayMs(ERROR_BACKOFF, failures++, this.opts.random);
-        this.opts.log.warn('list/watch failed; retrying', { reflector: this.opts.name, err, retryInMs: Math.round(delay) });
+        const expired = err instanceof ApiError && err.status === 410;
+        if (expired) this.resourceVersion = ''; // relist, after the backoff: a relist storm is worse than a short pause
+        else this.opts.onFailure?.();
+        const retryAfterMs = err instanceof ApiError ? err.retryAfterMs : undefined;
+        const delay = retryDelayMs(ERROR_BACKOFF, failures++, this.opts.random, retryAfterMs);
+        const level = expired ? 'info' : 'warn';
+        this.opts.log[level](expired ? 'watch expired; relisting' : 'list/watch failed; retrying', { reflector: this.opts.name, err, retryInMs: Math.round(delay) });
         await this.sleep(delay);
       }
     }

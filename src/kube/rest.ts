@@ -3,7 +3,7 @@
 // deserializes timestamps into Date objects that watch events do not have; here every request shares
 // one dispatcher, has a timeout, and is counted for metrics. undici's request(), not its fetch():
 // fetch's WHATWG streams and Request/Response objects were a third of the operator's CPU at 100 Jobs/s.
-import { request } from 'undici';
+import { type Dispatcher, request } from 'undici';
 
 import type { Credentials, KubeConnection } from './connection.js';
 import { ApiError, parseRetryAfterMs } from './api-error.js';
@@ -49,55 +49,86 @@ const METHOD: Record<Verb, string> = {
   delete: 'DELETE',
 };
 
-const AUTH_REFRESH_MS = 10_000;
+export interface KubeRestOptions {
+  observer?: RestObserver;
+  defaultTimeoutMs?: number;
+  /** Sent on every request, so audit logs name us: `secondcron/<version> (<identity>)`. */
+  userAgent?: string;
+}
 
 export class KubeRest {
-  private auth: (Credentials & { at: number }) | undefined;
   readonly server: string;
+  private readonly observer: RestObserver;
+  private readonly defaultTimeoutMs: number;
+  private readonly userAgent: Record<string, string>;
 
   constructor(
     readonly connection: KubeConnection,
-    private readonly observer: RestObserver = { onResponse: () => {} },
-    private readonly defaultTimeoutMs = 30_000,
-    private readonly now: () => number = Date.now,
+    opts: KubeRestOptions = {},
   ) {
     this.server = connection.server;
+    this.observer = opts.observer ?? { onResponse: () => {} };
+    this.defaultTimeoutMs = opts.defaultTimeoutMs ?? 30_000;
+    this.userAgent = opts.userAgent ? { 'user-agent': opts.userAgent } : {};
   }
 
   async request<T>(opts: RequestOptions): Promise<T> {
-    const { headers, dispatcher } = await this.credentials();
-    const requestHeaders: Record<string, string> = { ...headers, accept: opts.metadataOnly ? METADATA_ONLY_ACCEPT : 'application/json' };
-    if (opts.body !== undefined) {
-      requestHeaders['content-type'] = opts.verb === 'patch' ? PATCH_TYPES[opts.patchType ?? 'merge'] : 'application/json';
-    }
     // A timer cleared on completion, not AbortSignal.timeout: that one stays armed (and keeps the
     // request reachable) for the whole timeout after the answer came, and costs 4x more to create.
+    // It covers getting credentials too: a hung exec plugin fails the request in time.
     const timeout = new AbortController();
     const timer = setTimeout(() => timeout.abort(new DOMException('request timed out', 'TimeoutError')), opts.timeoutMs ?? this.defaultTimeoutMs);
     const signal = opts.signal ? AbortSignal.any([opts.signal, timeout.signal]) : timeout.signal;
-    let status: number | undefined;
-    let text: string;
-    let retryAfter: string | undefined;
     try {
-      const response = await request(this.url(opts.path, opts.query), {
-        method: METHOD[opts.verb],
-        headers: requestHeaders,
-        body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
-        signal,
-        dispatcher,
-      });
-      status = response.statusCode;
-      this.observer.onResponse(opts.verb, String(status));
-      retryAfter = headerValue(response.headers['retry-after']);
-      text = await response.body.text();
-    } catch (err) {
-      if (status === undefined) this.observer.onResponse(opts.verb, 'error');
-      throw new ApiError(0, 'NetworkError', `${opts.verb} ${opts.path}: ${describeError(err)}`);
+      let credentials = await this.credentials(opts.verb, opts.path, signal);
+      let answer = await this.send(opts, credentials, signal);
+      // client-go re-reads a token file when the server says 401; we also retry once, so a token
+      // rotated (and the old one revoked) between two reads costs no request.
+      if (answer.status === 401 && credentials.invalidate) {
+        credentials.invalidate();
+        credentials = await this.credentials(opts.verb, opts.path, signal);
+        answer = await this.send(opts, credentials, signal);
+      }
+      const { status, text, retryAfter } = answer;
+      if (status >= 200 && status < 300) return (text ? JSON.parse(text) : {}) as T;
+      throw apiErrorFrom(opts.verb, opts.path, status, text, retryAfter);
     } finally {
       clearTimeout(timer);
     }
-    if (status >= 200 && status < 300) return (text ? JSON.parse(text) : {}) as T;
-    throw apiErrorFrom(opts.verb, opts.path, status, text, retryAfter);
+  }
+
+  private async send(opts: RequestOptions, credentials: Credentials, signal: AbortSignal): Promise<{ status: number; text: string; retryAfter: string | undefined }> {
+    const headers: Record<string, string> = { ...this.userAgent, ...credentials.headers, accept: opts.metadataOnly ? METADATA_ONLY_ACCEPT : 'application/json' };
+    if (opts.body !== undefined) {
+      headers['content-type'] = opts.verb === 'patch' ? PATCH_TYPES[opts.patchType ?? 'merge'] : 'application/json';
+    }
+    let status: number | undefined;
+    try {
+      const response = await request(this.url(opts.path, opts.query), {
+        method: METHOD[opts.verb],
+        headers,
+        body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
+        signal,
+        dispatcher: credentials.dispatcher,
+      });
+      status = response.statusCode;
+      this.observer.onResponse(opts.verb, String(status));
+      const retryAfter = headerValue(response.headers['retry-after']);
+      return { status, text: await response.body.text(), retryAfter };
+    } catch (err) {
+      if (status === undefined) this.observer.onResponse(opts.verb, 'error');
+      throw new ApiError(0, 'NetworkError', `${opts.verb} ${opts.path}: ${describeError(err)}`);
+    }
+  }
+
+  /** Credentials within the request's deadline; failures are retryable ApiErrors. */
+  private async credentials(verb: Verb, path: string, signal: AbortSignal): Promise<Credentials> {
+    try {
+      return await this.connection.credentials(signal);
+    } catch (err) {
+      if (err instanceof ApiError) throw err;
+      throw new ApiError(0, 'CredentialsUnavailable', `${verb} ${path}: credentials: ${describeError(err)}`);
+    }
   }
 
   /**
@@ -110,16 +141,28 @@ export class KubeRest {
     onEvent: (type: string, object: unknown) => void,
     signal: AbortSignal,
   ): Promise<void> {
-    const { headers, dispatcher } = await this.credentials();
-    let response;
-    try {
-      response = await request(this.url(path, { ...query, watch: true }), { headers: { ...headers, accept: 'application/json' }, signal, dispatcher });
-    } catch (err) {
-      this.observer.onResponse('watch', 'error');
-      if (signal.aborted) throw err;
-      throw new ApiError(0, 'NetworkError', `watch ${path}: ${describeError(err)}`);
+    const open = async (credentials: Credentials): Promise<Dispatcher.ResponseData> => {
+      try {
+        const response = await request(this.url(path, { ...query, watch: true }), {
+          headers: { ...this.userAgent, ...credentials.headers, accept: 'application/json' },
+          signal,
+          dispatcher: credentials.dispatcher,
+        });
+        this.observer.onResponse('watch', String(response.statusCode));
+        return response;
+      } catch (err) {
+        this.observer.onResponse('watch', 'error');
+        if (signal.aborted) throw err;
+        throw new ApiError(0, 'NetworkError', `watch ${path}: ${describeError(err)}`);
+      }
+    };
+    const credentials = await this.credentials('watch', path, signal);
+    let response = await open(credentials);
+    if (response.statusCode === 401 && credentials.invalidate) {
+      await response.body.dump();
+      credentials.invalidate();
+      response = await open(await this.credentials('watch', path, signal));
     }
-    this.observer.onResponse('watch', String(response.statusCode));
     if (response.statusCode !== 200) {
       throw apiErrorFrom('watch', path, response.statusCode, await response.body.text(), headerValue(response.headers['retry-after']));
     }
@@ -135,13 +178,6 @@ export class KubeRest {
         onEvent(event.type, event.object);
       }
     }
-  }
-
-  /** Headers and the dispatcher for the current user; refreshed so rotated tokens are picked up. */
-  async credentials(): Promise<Credentials> {
-    if (this.auth && this.now() - this.auth.at < AUTH_REFRESH_MS) return this.auth;
-    this.auth = { ...(await this.connection.credentials()), at: this.now() };
-    return this.auth;
   }
 
   private url(path: string, query: Record<string, string | number | boolean | undefined> = {}): URL {

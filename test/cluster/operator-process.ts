@@ -13,7 +13,10 @@ import { track } from './process-registry.js';
 export const MAIN_JS = resolve(process.cwd(), 'dist/main.js');
 
 export interface OperatorOptions {
-  kubeconfig: string;
+  /** --kubeconfig; without it the operator finds its cluster itself (in-cluster, $KUBECONFIG). */
+  kubeconfig?: string;
+  /** A command prefix the operator runs under, e.g. unshare(1) to make node PID 1 as in the image. */
+  launcher?: string[];
   /** Environment of the child (PATH, KUBECONFIG...). */
   env: NodeJS.ProcessEnv;
   /** Namespaces to watch: tests always scope their operators, so test files never disturb each other. */
@@ -57,7 +60,7 @@ export class OperatorProcess {
     this.starts++;
     const args = [
       this.opts.mainJs ?? MAIN_JS,
-      '--kubeconfig', this.opts.kubeconfig,
+      ...(this.opts.kubeconfig ? ['--kubeconfig', this.opts.kubeconfig] : []),
       ...(this.opts.namespaces.length ? ['--namespaces', this.opts.namespaces.join(',')] : []),
       '--metrics-port', String(this.metricsPort),
       '--health-port', String(this.healthPort),
@@ -65,10 +68,11 @@ export class OperatorProcess {
       ...(this.opts.identity ? ['--identity', this.opts.identity] : []),
       ...(this.opts.args ?? []),
     ];
+    const [command, ...prefix] = [...(this.opts.launcher ?? []), process.execPath];
     const proc = new ManagedProcess({
       name: `operator ${this.opts.identity ?? ''}`.trim(),
-      command: process.execPath,
-      args,
+      command: command as string,
+      args: [...prefix, ...args],
       logPath: this.logPath,
       env: this.opts.env,
       cwd: this.opts.cwd,

@@ -16,6 +16,15 @@ test('defaults match client-go and the design', () => {
   assert.equal(c.leaderElectionNamespace, 'default');
 });
 
+test('the Lease namespace: the flag, else POD_NAMESPACE, else the service-account namespace, else default', () => {
+  const saNamespace = (): string => 'from-sa';
+  assert.equal(parseConfig([], {}, saNamespace).leaderElectionNamespace, 'from-sa');
+  assert.equal(parseConfig([], { POD_NAMESPACE: '' }, saNamespace).leaderElectionNamespace, 'from-sa');
+  assert.equal(parseConfig([], { POD_NAMESPACE: 'ops' }, saNamespace).leaderElectionNamespace, 'ops');
+  assert.equal(parseConfig(['--leader-election-namespace', 'x'], { POD_NAMESPACE: 'ops' }, saNamespace).leaderElectionNamespace, 'x');
+  assert.equal(parseConfig([], {}, () => undefined).leaderElectionNamespace, 'default');
+});
+
 test('flags win over SECONDCRON_* env, which wins over defaults', () => {
   const env = { SECONDCRON_LEASE_DURATION: '20s', SECONDCRON_NAMESPACES: 'a, b', SECONDCRON_RETRY_PERIOD: '1s', POD_NAMESPACE: 'ops' };
   const c = parseConfig(['--lease-duration=30s', '--max-concurrent-creates', '4', '--leader-elect=false'], env);

@@ -32,12 +32,16 @@ test('kubeconfig with a token: server of the current context, bearer header', as
   assert.deepEqual((await conn.credentials()).headers, { authorization: 'Bearer abc' });
 });
 
-test('kubeconfig with a token file: re-read on every call (rotation), relative to the kubeconfig', async () => {
+test('kubeconfig with a token file, relative to the kubeconfig: cached, re-read once the server rejects it', async () => {
   writeFileSync(join(dir, 'token'), 'first\n');
   const conn = readKubeconfig(kubeconfig('token-file.yaml', { tokenFile: 'token' }));
   assert.ok(conn);
-  assert.deepEqual((await conn.credentials()).headers, { authorization: 'Bearer first' });
+  const first = await conn.credentials();
+  assert.deepEqual(first.headers, { authorization: 'Bearer first' });
   writeFileSync(join(dir, 'token'), 'second\n');
+  assert.deepEqual((await conn.credentials()).headers, { authorization: 'Bearer first' }, 'cached for a minute, as client-go does');
+  assert.ok(first.invalidate, 'token-file credentials can be refreshed');
+  first.invalidate();
   assert.deepEqual((await conn.credentials()).headers, { authorization: 'Bearer second' });
 });
 
@@ -46,15 +50,15 @@ test('kubeconfig with basic auth', async () => {
   assert.deepEqual((await conn?.credentials())?.headers, { authorization: `Basic ${Buffer.from('admin:pw').toString('base64')}` });
 });
 
-test('exec plugins, auth providers and proxies are left to client-node', () => {
-  assert.equal(readKubeconfig(kubeconfig('exec.yaml', { exec: { command: 'aws', apiVersion: 'client.authentication.k8s.io/v1' } })), null);
+test('auth providers and proxies are left to client-node; exec plugins are ours', () => {
   assert.equal(readKubeconfig(kubeconfig('provider.yaml', { 'auth-provider': { name: 'oidc' } })), null);
   assert.equal(readKubeconfig(kubeconfig('proxy.yaml', { token: 'abc' }, { 'proxy-url': 'http://proxy:3128' })), null);
+  assert.ok(readKubeconfig(kubeconfig('exec.yaml', { exec: { command: 'aws', apiVersion: 'client.authentication.k8s.io/v1' } })));
 });
 
 test('a kubeconfig without a usable current context is a clear error', () => {
   const path = join(dir, 'empty.yaml');
   writeFileSync(path, 'apiVersion: v1\nkind: Config\n');
-  assert.throws(() => readKubeconfig(path), /no current context/);
-  assert.throws(() => readKubeconfig(join(dir, 'missing.yaml')), /not found/);
+  assert.throws(() => readKubeconfig(path), /no current-context set/);
+  assert.throws(() => readKubeconfig(join(dir, 'missing.yaml')), /file not found/);
 });

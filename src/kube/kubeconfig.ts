@@ -1,0 +1,180 @@
+// Reads kubeconfig files the way kubectl (client-go's clientcmd) does, so the operator and
+// `kubectl secondcron` talk to the cluster that `kubectl config current-context` shows:
+// - --kubeconfig names one file, read alone; else $KUBECONFIG lists files (missing ones and repeats
+//   skipped), else ~/.kube/config;
+// - across files the first file to define a cluster, user or context name wins and later
+//   definitions of that name are ignored; current-context comes from the first file that sets it;
+// - within one file a name defined twice is an error (clientcmd refuses such a file too);
+// - relative file references are resolved against the file that holds them.
+import { existsSync, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { delimiter, dirname, isAbsolute, join, resolve } from 'node:path';
+
+import { load as parseYaml } from 'js-yaml';
+
+export type Fields = Record<string, unknown>;
+
+export interface NamedEntry {
+  name: string;
+  fields: Fields;
+}
+
+export interface KubeconfigSelection {
+  /** One file, read alone (the --kubeconfig flag). */
+  kubeconfig?: string;
+  /** A context other than current-context (the --context flag). */
+  context?: string;
+  env?: NodeJS.ProcessEnv;
+}
+
+export interface ResolvedKubeconfig {
+  /** Where this came from, for logs and errors: the file, or the $KUBECONFIG list. */
+  source: string;
+  contextName: string;
+  /** The context's namespace, else "default". */
+  namespace: string;
+  cluster: NamedEntry & { server: string };
+  /** The context's user; fields are empty for a context without one. */
+  user: NamedEntry;
+  /** Every entry after the merge (file references absolute), for a library that wants the whole config. */
+  merged: MergedKubeconfig;
+}
+
+export interface MergedKubeconfig {
+  currentContext: string | undefined;
+  clusters: NamedEntry[];
+  users: NamedEntry[];
+  contexts: NamedEntry[];
+}
+
+export class KubeconfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'KubeconfigError';
+  }
+}
+
+/** The files to read, in precedence order. */
+export function kubeconfigPaths(selection: KubeconfigSelection): string[] {
+  if (selection.kubeconfig) return [selection.kubeconfig];
+  const env = selection.env ?? process.env;
+  const listed = (env.KUBECONFIG ?? '').split(delimiter).filter((p) => p !== '');
+  if (listed.length === 0) return [join(env.HOME ?? homedir(), '.kube', 'config')];
+  return [...new Set(listed.map((p) => resolve(p)))];
+}
+
+export function loadKubeconfig(selection: KubeconfigSelection = {}): ResolvedKubeconfig {
+  const paths = kubeconfigPaths(selection);
+  const source = selection.kubeconfig || paths.length === 1 ? `kubeconfig ${paths[0]}` : `$KUBECONFIG (${paths.join(delimiter)})`;
+  const present = paths.filter((p) => existsSync(p));
+  if (present.length === 0) {
+    throw new KubeconfigError(`${source}: ${paths.length === 1 ? 'file not found' : 'none of these files exists'} (and not running in a cluster)`);
+  }
+  const merged = mergeKubeconfigs(present.map((path) => readKubeconfigFile(path)));
+
+  const contextName = selection.context || merged.currentContext;
+  if (!contextName) throw new KubeconfigError(`${source}: no current-context set (choose one with --context)`);
+  const context = find(merged.contexts, contextName);
+  if (!context) throw new KubeconfigError(`${source}: context "${contextName}" not found`);
+  const clusterName = stringField(context.fields, 'cluster');
+  const cluster = clusterName === undefined ? undefined : find(merged.clusters, clusterName);
+  if (!cluster) throw new KubeconfigError(`${source}: context "${contextName}" names cluster "${clusterName ?? ''}", which is not defined`);
+  const server = stringField(cluster.fields, 'server');
+  if (!server) throw new KubeconfigError(`${source}: cluster "${cluster.name}" has no server`);
+  const userName = stringField(context.fields, 'user') ?? '';
+  const user = userName === '' ? { name: '', fields: {} } : find(merged.users, userName);
+  if (!user) throw new KubeconfigError(`${source}: context "${contextName}" names user "${userName}", which is not defined`);
+  return {
+    source,
+    contextName,
+    namespace: stringField(context.fields, 'namespace') || 'default',
+    cluster: { ...cluster, server },
+    user,
+    merged,
+  };
+}
+
+interface ParsedFile extends MergedKubeconfig {
+  path: string;
+}
+
+/** First definition of each name wins; current-context from the first file that sets one. */
+export function mergeKubeconfigs(files: readonly ParsedFile[]): MergedKubeconfig {
+  const merged: MergedKubeconfig = { currentContext: undefined, clusters: [], users: [], contexts: [] };
+  const add = (into: NamedEntry[], entries: NamedEntry[]): void => {
+    for (const entry of entries) if (!find(into, entry.name)) into.push(entry);
+  };
+  for (const file of files) {
+    merged.currentContext ??= file.currentContext;
+    add(merged.clusters, file.clusters);
+    add(merged.users, file.users);
+    add(merged.contexts, file.contexts);
+  }
+  return merged;
+}
+
+/** File references in a cluster or user entry (clientcmd's ResolvePaths list). */
+const CLUSTER_PATH_FIELDS = ['certificate-authority'];
+const USER_PATH_FIELDS = ['client-certificate', 'client-key', 'tokenFile'];
+
+export function readKubeconfigFile(path: string): ParsedFile {
+  let doc: unknown;
+  try {
+    doc = parseYaml(readFileSync(path, 'utf8'));
+  } catch (err) {
+    throw new KubeconfigError(`kubeconfig ${path}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  if (doc === null || doc === undefined) return { path, currentContext: undefined, clusters: [], users: [], contexts: [] };
+  if (!isFields(doc)) throw new KubeconfigError(`kubeconfig ${path}: not a kubeconfig (expected a mapping)`);
+  const base = dirname(resolve(path));
+  const absolute = (fields: Fields, keys: readonly string[]): Fields => {
+    const out = { ...fields };
+    for (const key of keys) {
+      const value = out[key];
+      if (typeof value === 'string' && value !== '' && !isAbsolute(value)) out[key] = join(base, value);
+    }
+    // An exec plugin's command is resolved only when it is a path, not a name looked up on PATH.
+    const exec = out.exec;
+    if (isFields(exec) && typeof exec.command === 'string' && exec.command.includes('/') && !isAbsolute(exec.command)) {
+      out.exec = { ...exec, command: join(base, exec.command) };
+    }
+    return out;
+  };
+  const current = doc['current-context'];
+  return {
+    path,
+    currentContext: typeof current === 'string' && current !== '' ? current : undefined,
+    clusters: entries(path, doc, 'clusters', 'cluster').map((e) => ({ name: e.name, fields: absolute(e.fields, CLUSTER_PATH_FIELDS) })),
+    users: entries(path, doc, 'users', 'user').map((e) => ({ name: e.name, fields: absolute(e.fields, USER_PATH_FIELDS) })),
+    contexts: entries(path, doc, 'contexts', 'context'),
+  };
+}
+
+function entries(path: string, doc: Fields, list: string, inner: string): NamedEntry[] {
+  const raw = doc[list];
+  if (raw === undefined || raw === null) return [];
+  if (!Array.isArray(raw)) throw new KubeconfigError(`kubeconfig ${path}: "${list}" must be a list`);
+  const out: NamedEntry[] = [];
+  for (const item of raw) {
+    if (!isFields(item) || typeof item.name !== 'string' || item.name === '') {
+      throw new KubeconfigError(`kubeconfig ${path}: every entry of "${list}" needs a name`);
+    }
+    if (find(out, item.name)) throw new KubeconfigError(`kubeconfig ${path}: "${list}" defines "${item.name}" twice`);
+    const fields = item[inner];
+    out.push({ name: item.name, fields: isFields(fields) ? fields : {} });
+  }
+  return out;
+}
+
+function find(list: readonly NamedEntry[], name: string): NamedEntry | undefined {
+  return list.find((e) => e.name === name);
+}
+
+function stringField(fields: Fields, key: string): string | undefined {
+  const value = fields[key];
+  return typeof value === 'string' ? value : undefined;
+}
+
+export function isFields(value: unknown): value is Fields {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
