@@ -1,9 +1,8 @@
 # syntax=docker/dockerfile:1
 # secondcron operator image: compiled in a build stage with dev dependencies, shipped with production
-# dependencies only. test/integration/docker-runtime.test.ts rebuilds the runtime stage's contents
-# without Docker (it interprets the COPY/RUN lines below) and runs the operator from them; keep to
-# the instructions it understands (FROM, ARG, ENV, WORKDIR, COPY, RUN npm ci…/npx tsc…, USER,
-# EXPOSE, ENTRYPOINT) or teach it the new one.
+# dependencies only. `make image` builds this file as written with buildah (no Docker daemon), on a
+# Debian-built node 20 base passed as NODE_IMAGE (image/node-base.sh); test/integration/image.test.ts
+# checks the result against the runtime stage below, instruction by instruction, and runs it.
 ARG NODE_IMAGE=node:20-bookworm-slim
 
 FROM ${NODE_IMAGE} AS build

@@ -64,5 +64,5 @@ bah config --env PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/b
   --cmd '["node"]' --label "io.secondcron.node-base.recipe=$key" "$container"
 bah commit --rm --quiet "$container" "$ref" >/dev/null
 container=
-step "done ($(bah inspect --type image --format '{{.Size}}' "$ref" 2>/dev/null || echo '?') bytes)"
+step "done ($(bah images --noheading --format '{{.Size}}' "$ref"))"
 echo "$ref"
