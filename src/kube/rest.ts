@@ -156,12 +156,14 @@ export class KubeRest {
         throw new ApiError(0, 'NetworkError', `watch ${path}: ${describeError(err)}`);
       }
     };
-    const credentials = await this.credentials('watch', path, signal);
+    // A watch has no deadline of its own, its credential step has the request timeout.
+    const credentialSignal = (): AbortSignal => AbortSignal.any([signal, AbortSignal.timeout(this.defaultTimeoutMs)]);
+    const credentials = await this.credentials('watch', path, credentialSignal());
     let response = await open(credentials);
     if (response.statusCode === 401 && credentials.invalidate) {
       await response.body.dump();
       credentials.invalidate();
-      response = await open(await this.credentials('watch', path, signal));
+      response = await open(await this.credentials('watch', path, credentialSignal()));
     }
     if (response.statusCode !== 200) {
       throw apiErrorFrom('watch', path, response.statusCode, await response.body.text(), headerValue(response.headers['retry-after']));
