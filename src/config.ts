@@ -14,6 +14,7 @@ export interface Config {
   retryPeriodMs: number;
   identity: string | undefined; // undefined = derived from the pod name at start-up
   metricsPort: number;
+  perScheduleMetrics: boolean;
   healthPort: number;
   maxConcurrentCreates: number;
   qps: number;
@@ -44,6 +45,7 @@ export const FLAGS: readonly FlagSpec[] = [
   { flag: 'retry-period', kind: 'duration', help: 'interval between Lease acquire/renew attempts', default: '2s' },
   { flag: 'identity', kind: 'string', help: 'leader-election identity (default: <pod name>_<random>)' },
   { flag: 'metrics-port', kind: 'port', help: 'port of /metrics (0 picks a free port)', default: '8080' },
+  { flag: 'per-schedule-metrics', kind: 'bool', help: 'export secondcron_schedule_* gauges labelled {namespace, name} for every SecondCronJob', default: 'true' },
   { flag: 'health-port', kind: 'port', help: 'port of /healthz and /readyz (0 picks a free port)', default: '8081' },
   { flag: 'max-concurrent-creates', kind: 'positiveInt', help: 'Job creations in flight at once', default: '32' },
   { flag: 'qps', kind: 'positiveNumber', help: 'client-side rate limit for Job creation, requests per second', default: '200' },
@@ -119,6 +121,7 @@ export function parseConfig(
     retryPeriodMs: value('retry-period', parseDurationMs, 'a duration such as 2s or 500ms'),
     identity: optionalString('identity'),
     metricsPort: value('metrics-port', parsePort, 'a port number 0-65535'),
+    perScheduleMetrics: value('per-schedule-metrics', parseBool, 'true or false'),
     healthPort: value('health-port', parsePort, 'a port number 0-65535'),
     maxConcurrentCreates: value('max-concurrent-creates', parsePositiveInt, 'a whole number >= 1'),
     qps: value('qps', parsePositiveNumber, 'a number > 0'),

@@ -23,6 +23,7 @@ import { TokenBucket } from './kube/token-bucket.js';
 import { type Logger, createLogger } from './log.js';
 import { installShutdownSignals } from './signals.js';
 import { Metrics } from './metrics/metrics.js';
+import { ScheduleGauges } from './metrics/schedule-gauges.js';
 import { Scheduler } from './scheduler/index.js';
 
 const SCHEDULER_MAX_SLEEP_MS = 5_000;
@@ -52,6 +53,7 @@ async function main(): Promise<void> {
   const timers = createSystemTimers();
   const random = Math.random;
   const metrics = new Metrics();
+  const scheduleGauges = cfg.perScheduleMetrics ? new ScheduleGauges() : undefined;
 
   const connection = await loadConnection(cfg.kubeconfig, { warn: (message, err) => log.warn(message, { err }) });
   const rest = new KubeRest(connection, { observer: { onResponse: (verb, code) => metrics.apiRequests.inc({ verb, code }) } });
@@ -140,9 +142,18 @@ async function main(): Promise<void> {
         onFailure: () => metrics.watchRestarts.inc({ resource: 'secondcronjobs' }),
         transform: slimSecondCronJob,
         handler: {
-          added: (o) => controller.scjChanged(o),
-          updated: (_old, o) => controller.scjChanged(o),
-          deleted: (o) => controller.scjDeleted(o),
+          added: (o) => {
+            scheduleGauges?.set(o);
+            controller.scjChanged(o);
+          },
+          updated: (_old, o) => {
+            scheduleGauges?.set(o);
+            controller.scjChanged(o);
+          },
+          deleted: (o) => {
+            scheduleGauges?.delete(o);
+            controller.scjDeleted(o);
+          },
         },
       }),
   );
@@ -173,7 +184,7 @@ async function main(): Promise<void> {
     const idle = mono.nowMs() - scheduler.lastWakeMonoMs();
     return idle > 6 * SCHEDULER_MAX_SLEEP_MS ? `scheduler loop has not woken for ${Math.round(idle / 1000)} s` : undefined;
   };
-  const metricsServer = await serveMetrics(cfg.metricsPort, metrics.registry);
+  const metricsServer = await serveMetrics(cfg.metricsPort, metrics.registry, scheduleGauges && (() => scheduleGauges.render()));
   const healthServer = await serveHealth(cfg.healthPort, {
     healthz: [
       { name: 'scheduler', run: schedulerStall },

@@ -6,8 +6,10 @@
 // BENCH_CPU_PROF=<dir>: the operator is started with cpu-profile-hook.js preloaded and a profile of
 // its whole run is written to <dir> before it is stopped (see finishOperator).
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { get as httpGet } from 'node:http';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { gunzipSync } from 'node:zlib';
 
 import { load as parseYaml } from 'js-yaml';
 
@@ -54,6 +56,44 @@ export function makeOperator(cluster: Cluster, namespace: string): OperatorProce
 export async function scrape(op: OperatorProcess, timeoutMs = 5_000): Promise<PromSamples> {
   const res = await fetch(`http://127.0.0.1:${op.metricsPort}/metrics`, { signal: AbortSignal.timeout(timeoutMs) });
   return new PromSamples(await res.text());
+}
+
+export interface ScrapeCost {
+  /** Median of `times` scrapes, first byte asked → last byte received, ms. */
+  ms: number;
+  bytes: number;
+  /** Sample lines (not comments). */
+  samples: number;
+}
+
+/**
+ * Times whole /metrics scrapes as Prometheus makes them (`Accept-Encoding: gzip`, bytes as sent) or
+ * uncompressed (`identity`). node:http, not fetch: fetch would decompress and hide the wire size.
+ */
+export async function scrapeCost(op: OperatorProcess, encoding: 'gzip' | 'identity', times = 5): Promise<ScrapeCost> {
+  const runs: { ms: number; body: Buffer }[] = [];
+  for (let i = 0; i < times; i++) {
+    const t0 = performance.now();
+    const body = await new Promise<Buffer>((resolveBody, reject) => {
+      const req = httpGet(`http://127.0.0.1:${op.metricsPort}/metrics`, { headers: { 'accept-encoding': encoding }, timeout: 30_000 }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolveBody(Buffer.concat(chunks)));
+        res.on('error', reject);
+      });
+      req.on('timeout', () => req.destroy(new Error('scrape timed out')));
+      req.on('error', reject);
+    });
+    runs.push({ ms: performance.now() - t0, body });
+  }
+  const sorted = [...runs].sort((a, b) => a.ms - b.ms);
+  const last = runs[runs.length - 1] as { body: Buffer };
+  const text = encoding === 'gzip' ? gunzipSync(last.body).toString('utf8') : last.body.toString('utf8');
+  return {
+    ms: (sorted[Math.floor(sorted.length / 2)] as { ms: number }).ms,
+    bytes: last.body.length,
+    samples: text.split('\n').filter((l) => l !== '' && !l.startsWith('#')).length,
+  };
 }
 
 /** Starts the operator and waits until it is Ready and holds the Lease. */

@@ -9,7 +9,7 @@
 import type { Cluster } from '../../test/cluster/cluster.js';
 import type { OperatorProcess } from '../../test/cluster/operator-process.js';
 import { bulkCreate, createNamespace, restFor, scjManifest, scjPath } from '../lib/kube.js';
-import { finishOperator, makeOperator, procCpuSeconds, procMemoryMiB, scrape } from '../lib/operator.js';
+import { finishOperator, makeOperator, procCpuSeconds, procMemoryMiB, scrape, scrapeCost } from '../lib/operator.js';
 import { say, sleep } from '../lib/progress.js';
 import { ScjWriteWatcher } from '../lib/scj-watcher.js';
 import { round2 } from '../lib/stats.js';
@@ -49,6 +49,16 @@ export interface ScaleResult {
   settled: boolean;
   /** What else the bench ran during the idle window (it does not share the operator's namespace). */
   idle_concurrent_with: string | null;
+  /** After the idle window: one /metrics scrape as Prometheus makes it (gzip), median of 5, ms. */
+  scrape_ms: number | null;
+  /** Its size on the wire (gzip) and uncompressed, KiB; sample lines in it. */
+  scrape_gzip_kib: number | null;
+  scrape_kib: number | null;
+  scrape_samples: number | null;
+  /** The same scrape without compression, median of 5, ms. */
+  scrape_identity_ms: number | null;
+  /** RSS right after those ten scrapes, MiB (the rendered text is transient). */
+  rss_after_scrapes_mib: number | null;
 }
 
 export interface ScaleRun {
@@ -104,6 +114,12 @@ export async function startScale(cluster: Cluster, opts: { schedules: number; id
     rss_idle_mib: null,
     heap_used_idle_mib: null,
     rss_hwm_mib: null,
+    scrape_ms: null,
+    scrape_gzip_kib: null,
+    scrape_kib: null,
+    scrape_samples: null,
+    scrape_identity_ms: null,
+    rss_after_scrapes_mib: null,
     create_s: round2(bulk.ms / 1000) as number,
     create_per_s: bulk.perSecond,
     caches_synced_s: null,
@@ -226,6 +242,16 @@ async function measureIdle(op: OperatorProcess, r: ScaleResult, idleSeconds: num
     r.rss_mib = mib(Math.max(peak.rss, rssIdle));
     r.heap_used_mib = mib(Math.max(peak.heap, heapIdle));
     r.rss_hwm_mib = round2(mem.hwm);
+    // The per-schedule gauges make /metrics grow with the schedules: what one scrape costs.
+    const gz = await scrapeCost(op, 'gzip');
+    const plain = await scrapeCost(op, 'identity');
+    r.scrape_ms = round2(gz.ms);
+    r.scrape_gzip_kib = round2(gz.bytes / 1024);
+    r.scrape_kib = round2(plain.bytes / 1024);
+    r.scrape_samples = gz.samples;
+    r.scrape_identity_ms = round2(plain.ms);
+    r.rss_after_scrapes_mib = round2(procMemoryMiB(pid).rss);
+    say(`scale: /metrics ${r.scrape_samples} samples, ${r.scrape_kib} KiB (${r.scrape_gzip_kib} KiB gzip); scrape ${r.scrape_ms} ms gzip, ${r.scrape_identity_ms} ms plain; RSS after ${r.rss_after_scrapes_mib} MiB`);
     say(`scale: idle CPU ${r.idle_cpu_pct} % (/proc: ${r.idle_cpu_pct_proc} %); leader lost ${r.leader_losses} time(s); RSS peak ${r.rss_mib} MiB (VmHWM ${r.rss_hwm_mib}), idle ${r.rss_idle_mib} MiB; heap peak ${r.heap_used_mib} MiB, idle ${r.heap_used_idle_mib} MiB`);
     return r;
   } finally {

@@ -2,9 +2,13 @@
 // (separate ports so probes keep working when a scrape is slow, and so they can be exposed differently).
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { promisify } from 'node:util';
+import { gzip } from 'node:zlib';
 
 import express from 'express';
 import type { Registry } from 'prom-client';
+
+const gzipAsync = promisify(gzip);
 
 export interface Check {
   name: string;
@@ -17,12 +21,23 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-export async function serveMetrics(port: number, registry: Registry): Promise<RunningServer> {
+/**
+ * /metrics: the registry, then `extra` (families rendered outside prom-client). Gzipped when the
+ * scraper accepts it, as Prometheus does: 10,000 schedules' gauges are 8.6 MB of text, 0.24 MB gzipped.
+ */
+export async function serveMetrics(port: number, registry: Registry, extra?: () => string): Promise<RunningServer> {
   const app = express();
   app.disable('x-powered-by');
-  app.get('/metrics', async (_req, res) => {
+  app.get('/metrics', async (req, res) => {
+    const text = (await registry.metrics()) + (extra?.() ?? '');
     res.set('Content-Type', registry.contentType);
-    res.send(await registry.metrics());
+    res.vary('Accept-Encoding');
+    if (req.acceptsEncodings('gzip', 'identity') === 'gzip') {
+      res.set('Content-Encoding', 'gzip');
+      res.send(await gzipAsync(text)); // on libuv's thread pool, not the event loop
+    } else {
+      res.send(text);
+    }
   });
   return listen(app, port);
 }

@@ -75,7 +75,8 @@ const NON_DEFAULT_VALUES = {
     port: 9090,
     jobName: 'scj-operator',
     service: { port: 9091 },
-    serviceMonitor: { enabled: true, interval: '15s', labels: { release: 'kube-prometheus' } },
+    perSchedule: { enabled: false },
+    serviceMonitor: { enabled: true, interval: '1m30s', labels: { release: 'kube-prometheus' }, honorLabels: false },
     prometheusRule: { enabled: true, labels: { release: 'kube-prometheus' } },
   },
   health: { port: 9092 },
@@ -318,6 +319,7 @@ describe('helm template, default values', async () => {
       renewDeadlineMs: 10_000,
       retryPeriodMs: 2_000,
       metricsPort: 8080,
+      perScheduleMetrics: true,
       healthPort: 8081,
       maxConcurrentCreates: 32,
       qps: 200,
@@ -442,6 +444,7 @@ describe('helm template, non-default values', async () => {
       renewDeadlineMs: 20_000,
       retryPeriodMs: 1_500,
       metricsPort: 9090,
+      perScheduleMetrics: false,
       healthPort: 9092,
       maxConcurrentCreates: 4,
       qps: 12.5,
@@ -490,7 +493,8 @@ describe('helm template, non-default values', async () => {
     assert.deepEqual(sm.spec.endpoints, [{
       port: 'metrics',
       path: '/metrics',
-      interval: '15s',
+      honorLabels: false,
+      interval: '1m30s',
       relabelings: [{ action: 'replace', targetLabel: 'job', replacement: 'scj-operator' }],
     }]);
     assert.equal(svc.spec?.ports?.[0]?.port, 9091);
@@ -583,6 +587,9 @@ describe('bad values fail with a message naming the value', () => {
     { name: 'renewDeadline not below leaseDuration', args: ['--set', 'leaderElection.leaseDuration=10s'], message: /leaderElection.leaseDuration \(10s\) must be longer than leaderElection.renewDeadline \(10s\)/ },
     { name: 'renewDeadline not above 1.2 x retryPeriod', args: ['--set', 'leaderElection.retryPeriod=9s'], message: /renewDeadline \(10s\) must be longer than 1.2 x leaderElection.retryPeriod \(9s\)/ },
     { name: 'grace period shorter than shutdown timeout + 5 s', args: ['--set', 'shutdownTimeout=30s'], message: /terminationGracePeriodSeconds \(30\) must be at least shutdownTimeout \(30s\) \+ 5 s/ },
+    // prometheus-operator's Duration pattern (the ServiceMonitor CRD would refuse these later, at apply).
+    { name: 'serviceMonitor.interval: 30s1m (units out of order)', args: ['--set', 'metrics.serviceMonitor.interval=30s1m'], message: /at '\/metrics\/serviceMonitor\/interval': '30s1m' does not match pattern/ },
+    { name: 'serviceMonitor.scrapeTimeout: 10 (no unit)', args: ['--set-string', 'metrics.serviceMonitor.scrapeTimeout=10'], message: /at '\/metrics\/serviceMonitor\/scrapeTimeout': '10' does not match pattern/ },
     { name: 'several replicas without leader election', args: ['--set', 'leaderElection.enabled=false'], message: /leaderElection.enabled=false with replicaCount=3/ },
   ];
   for (const c of cases) {

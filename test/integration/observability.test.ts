@@ -45,7 +45,7 @@ describe('observability on a real Prometheus', { timeout: 300_000 }, () => {
     await kubectlOk(['wait', '--for=condition=established', 'crd/secondcronjobs.secondcron.io', '--timeout=30s']);
     ns = await uniqueNamespace('obs');
     const namespace = ns.name;
-    vars = { rateInterval: RATE_INTERVAL, job: JOB, namespace };
+    vars = { rateInterval: RATE_INTERVAL, job: JOB, namespace, scheduleNamespace: namespace };
 
     const started = await Promise.allSettled(
       Array.from({ length: REPLICAS }, (_, i) =>
@@ -78,8 +78,9 @@ describe('observability on a real Prometheus', { timeout: 300_000 }, () => {
     prom = await PrometheusServer.start({
       scrapeInterval: SCRAPE_INTERVAL,
       ruleFiles: [grafanaPath('alerts.yaml')],
-      // The namespace label stands in for the one Kubernetes service discovery would attach.
-      jobs: [{ name: JOB, targets: operators.map((o) => `127.0.0.1:${o.metricsPort}`), labels: { namespace } }],
+      // The namespace label stands in for the one Kubernetes service discovery would attach; the
+      // per-schedule gauges bring their own (the SecondCronJob's), kept as the chart's ServiceMonitor does.
+      jobs: [{ name: JOB, targets: operators.map((o) => `127.0.0.1:${o.metricsPort}`), labels: { namespace }, honorLabels: true }],
     });
     const running = prom;
     await eventually(
@@ -190,7 +191,7 @@ describe('observability on a real Prometheus', { timeout: 300_000 }, () => {
 
   test('the job and namespace variables list this installation', async () => {
     const dashboard = loadDashboard();
-    const expected: Record<string, string> = { job: JOB, namespace: vars.namespace };
+    const expected: Record<string, string> = { job: JOB, namespace: vars.namespace, schedule_namespace: vars.namespace };
     for (const v of dashboard.templating.list.filter((x) => x.type === 'query')) {
       const query = variableQuery(v);
       assert.ok(query, `$${v.name} has a query`);
@@ -211,7 +212,7 @@ describe('observability on a real Prometheus', { timeout: 300_000 }, () => {
   test('every alert expression parses; no-leader, multiple-leaders and replica-down do not fire', async () => {
     const mustBeQuiet = new Set(['alert SecondCronNoLeader', 'alert SecondCronMultipleLeaders', 'alert SecondCronReplicaDown']);
     const queries = ruleQueries(loadRules());
-    assert.equal(queries.length, 6);
+    assert.equal(queries.length, 9);
     for (const q of queries) {
       const answer = await server().query(q.expr);
       assert.ok(answer.ok, `${q.where}: ${answer.ok ? '' : `${answer.errorType}: ${answer.error}`}`);

@@ -14,6 +14,13 @@ test('defaults match client-go and the design', () => {
   assert.equal(c.maxConcurrentCreates, 32);
   assert.deepEqual(c.namespaces, []);
   assert.equal(c.leaderElectionNamespace, 'default');
+  assert.equal(c.perScheduleMetrics, true);
+});
+
+test('per-schedule gauges can be turned off by flag or SECONDCRON_PER_SCHEDULE_METRICS', () => {
+  assert.equal(parseConfig(['--per-schedule-metrics=false'], {}).perScheduleMetrics, false);
+  assert.equal(parseConfig([], { SECONDCRON_PER_SCHEDULE_METRICS: 'false' }).perScheduleMetrics, false);
+  assert.throws(() => parseConfig([], { SECONDCRON_PER_SCHEDULE_METRICS: 'off' }), /--per-schedule-metrics \(SECONDCRON_PER_SCHEDULE_METRICS\)/);
 });
 
 test('the Lease namespace: the flag, else POD_NAMESPACE, else the service-account namespace, else default', () => {

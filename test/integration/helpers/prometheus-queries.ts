@@ -49,10 +49,13 @@ export interface DashboardVariable {
   datasource?: { type?: string; uid?: string };
   includeAll?: boolean;
   allValue?: string;
+  label?: string;
+  multi?: boolean;
 }
 
 export interface Dashboard {
   schemaVersion: number;
+  editable?: boolean;
   title: string;
   uid?: string;
   panels: DashboardPanel[];
@@ -75,7 +78,7 @@ export interface RuleFile {
 
 export { repoRoot };
 
-export const grafanaPath = (file: 'dashboard.json' | 'alerts.yaml' | 'alerts.test.yaml'): string => join(repoRoot(), 'grafana', file);
+export const grafanaPath = (file: 'dashboard.json' | 'alerts.yaml' | 'alerts.test.yaml' | '.lint'): string => join(repoRoot(), 'grafana', file);
 
 export function loadDashboard(): Dashboard {
   return JSON.parse(readFileSync(grafanaPath('dashboard.json'), 'utf8')) as Dashboard;
@@ -145,6 +148,8 @@ export interface VariableValues {
   /** Regex values as Grafana would substitute them into `=~` matchers. */
   job: string;
   namespace: string;
+  /** The $schedule_namespace regex: namespaces of SecondCronJobs (per-schedule gauges). */
+  scheduleNamespace: string;
   /** Grafana's $__interval, for completeness; the dashboard does not use it today. */
   interval?: string;
 }
@@ -156,6 +161,7 @@ export function substituteVariables(expr: string, values: VariableValues): strin
     __interval: values.interval ?? values.rateInterval,
     job: values.job,
     namespace: values.namespace,
+    schedule_namespace: values.scheduleNamespace,
   };
   const out = expr.replace(/\$\{(\w+)\}|\$(\w+)/g, (whole, braced: string | undefined, bare: string | undefined) => {
     const name = (braced ?? bare) as string;

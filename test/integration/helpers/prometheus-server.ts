@@ -28,15 +28,18 @@ export interface ScrapeJob {
   targets?: string[];
   /** Static labels on every series, e.g. the namespace Kubernetes discovery would add. */
   labels?: Record<string, string>;
+  /** Keep the scraped labels on a clash with target labels (the per-schedule gauges' namespace). */
+  honorLabels?: boolean;
   /** Instead of targets: what a ServiceMonitor would scrape, with a `pod` label per target. */
   endpoints?: EndpointsDiscovery;
 }
 
 function scrapeConfig(j: ScrapeJob): Record<string, unknown> {
   const e = j.endpoints;
-  if (!e) return { job_name: j.name, static_configs: [{ targets: j.targets ?? [], labels: j.labels ?? {} }] };
+  const common = { job_name: j.name, honor_labels: j.honorLabels ?? false };
+  if (!e) return { ...common, static_configs: [{ targets: j.targets ?? [], labels: j.labels ?? {} }] };
   return {
-    job_name: j.name,
+    ...common,
     kubernetes_sd_configs: [{
       role: 'endpoints',
       api_server: e.apiServer,

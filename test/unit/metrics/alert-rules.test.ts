@@ -3,11 +3,12 @@
 // also loads the rules into a live Prometheus).
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, test } from 'node:test';
 
 import { loadYaml } from '@kubernetes/client-node';
 
-import { grafanaPath, loadRules, ruleQueries } from '../../integration/helpers/prometheus-queries.js';
+import { grafanaPath, loadRules, repoRoot, ruleQueries } from '../../integration/helpers/prometheus-queries.js';
 import { scanPromQL } from './promql-selectors.js';
 
 const EXPECTED_ALERTS = [
@@ -17,7 +18,11 @@ const EXPECTED_ALERTS = [
   'SecondCronCreateErrors',
   'SecondCronMissedTriggers',
   'SecondCronReplicaDown',
+  'SecondCronScheduleNotReady',
+  'SecondCronScheduleNoSuccess',
+  'SecondCronScheduleNextTimeInPast',
 ];
+const RUNBOOKS_URL = 'https://github.com/secondcron/secondcron/blob/main/docs/runbooks.md';
 /** The documented convention: one exact matcher, so one substitution retargets the file. */
 const JOB_MATCHER = 'job="secondcron"';
 
@@ -37,13 +42,34 @@ describe('grafana/alerts.yaml', () => {
     assert.deepEqual([...alerts.map((a) => a.alert)].sort(), [...EXPECTED_ALERTS].sort());
   });
 
-  test('every alert has a severity, a summary, a description and a runbook', () => {
+  test('every alert has a severity, a summary, a description and a runbook_url, nothing else', () => {
     for (const a of alerts) {
       assert.ok(['critical', 'warning'].includes(a.labels?.severity ?? ''), `${a.alert}: severity`);
-      for (const key of ['summary', 'description', 'runbook']) {
+      assert.deepEqual(Object.keys(a.annotations ?? {}).sort(), ['description', 'runbook_url', 'summary'], `${a.alert}: annotations`);
+      for (const key of ['summary', 'description']) {
         assert.ok((a.annotations?.[key] ?? '').trim().length > 10, `${a.alert}: annotation ${key}`);
       }
     }
+  });
+
+  test('every runbook_url points at the section of docs/runbooks.md named after its alert', () => {
+    const doc = readFileSync(join(repoRoot(), 'docs', 'runbooks.md'), 'utf8');
+    // GitHub's anchors: the heading lower-cased (these headings are single words).
+    const sections = new Map(
+      doc.split(/^## /m).slice(1).map((body) => [(body.split('\n')[0] ?? '').trim().toLowerCase(), body] as const),
+    );
+    for (const a of alerts) {
+      const anchor = (a.alert ?? '').toLowerCase();
+      assert.equal(a.annotations?.runbook_url, `${RUNBOOKS_URL}#${anchor}`, `${a.alert}: runbook_url`);
+      const body = sections.get(anchor);
+      assert.ok(body, `docs/runbooks.md has a section "## ${a.alert}"`);
+      for (const part of ['**Meaning.**', '**Impact.**', '**Diagnosis.**', '**Mitigation.**']) {
+        assert.ok(body.includes(part), `${a.alert}: runbook section has ${part}`);
+      }
+      assert.match(body, /kubectl /, `${a.alert}: the runbook shows how to look with kubectl`);
+      assert.match(body, /[a-z_]+\{job="secondcron"/, `${a.alert}: the runbook gives a PromQL query`);
+    }
+    assert.deepEqual([...sections.keys()].sort(), alerts.map((a) => (a.alert ?? '').toLowerCase()).sort(), 'no runbook without an alert');
   });
 
   test(`every selector carries ${JOB_MATCHER}, the documented job label convention`, () => {
@@ -68,6 +94,20 @@ describe('grafana/alerts.yaml', () => {
     // Two scrape intervals of up to a minute: overlapping 1s during a handover must not page.
     assert.ok(forSeconds('SecondCronMultipleLeaders') >= 120);
     assert.ok(forSeconds('SecondCronNoLeader') >= 60);
+  });
+
+  test('missed triggers wait longer than one burst keeps the 5 m increase above zero', () => {
+    const missed = alerts.find((a) => a.alert === 'SecondCronMissedTriggers');
+    assert.match(missed?.expr ?? '', /\[5m\]/);
+    assert.equal(missed?.for, '10m');
+  });
+
+  test('per-schedule alerts keep the SecondCronJob identity (job, namespace, name) through every aggregation', () => {
+    for (const a of alerts.filter((x) => (x.alert ?? '').startsWith('SecondCronSchedule'))) {
+      const bys = [...a.expr.matchAll(/\b(?:by|on)\s*\(([^)]*)\)/g)].map((m) => (m[1] ?? '').split(',').map((l) => l.trim()).sort().join(','));
+      assert.ok(bys.length > 0, `${a.alert} aggregates over replicas`);
+      for (const b of bys) assert.equal(b, 'job,name,namespace', `${a.alert}: by/on (${b})`);
+    }
   });
 });
 

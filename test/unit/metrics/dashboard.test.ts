@@ -6,6 +6,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 
+import { loadYaml } from '@kubernetes/client-node';
+
 import {
   type Dashboard,
   type DashboardPanel,
@@ -16,6 +18,7 @@ import {
   parseLabelValues,
   variableQuery,
 } from '../../integration/helpers/prometheus-queries.js';
+import { SCHEDULE_METRIC_NAMES } from '../../../src/metrics/schedule-gauges.js';
 import { scanPromQL } from './promql-selectors.js';
 
 const dashboard: Dashboard = loadDashboard();
@@ -92,12 +95,40 @@ describe('grafana/dashboard.json', () => {
     }
   });
 
-  test('every query filters on $job and $namespace', () => {
+  test('every query filters on $job, and on $namespace (operator) or $schedule_namespace (per-schedule gauges)', () => {
     for (const q of dashboardQueries(dashboard).filter((q) => q.source !== 'variable')) {
       for (const s of scanPromQL(q.expr).selectors) {
         assert.match(s.matchers, /(^|,)\s*job=~"\$job"/, `${q.where}: ${s.metric} filters on $job`);
-        assert.match(s.matchers, /(^|,)\s*namespace=~"\$namespace"/, `${q.where}: ${s.metric} filters on $namespace`);
+        // The per-schedule gauges carry the SecondCronJob's namespace, not the operator's.
+        const ns = s.metric.startsWith('secondcron_schedule_') ? 'schedule_namespace' : 'namespace';
+        assert.match(s.matchers, new RegExp(`(^|,)\\s*namespace=~"\\$${ns}"`), `${q.where}: ${s.metric} filters on $${ns}`);
       }
+    }
+  });
+
+  test("passes dashboard-linter's rules: read-only, job variable, instance exclusion with a reason", () => {
+    assert.equal(dashboard.editable, false, 'editable: false (provisioned; edits belong in the repo)');
+    const job = dashboard.templating.list.find((v) => v.name === 'job');
+    assert.equal(job?.label, 'Job');
+    assert.equal(job?.multi, true);
+    assert.equal(job?.allValue, '.+');
+    const lint = loadYaml<{ exclusions: Record<string, { reason?: string }> }>(readFileSync(grafanaPath('.lint'), 'utf8'));
+    const hasInstanceVariable = dashboard.templating.list.some((v) => v.name === 'instance');
+    if (!hasInstanceVariable) {
+      for (const rule of ['template-instance-rule', 'target-instance-rule']) {
+        assert.ok((lint.exclusions[rule]?.reason ?? '').length > 40, `.lint states why ${rule} does not apply`);
+      }
+    }
+  });
+
+  test('a per-schedule table shows every secondcron_schedule_* gauge, one row per SecondCronJob', () => {
+    const table = dataPanels.find((p) => p.type === 'table' && p.title === 'Schedules');
+    assert.ok(table, 'table panel "Schedules"');
+    const exprs = (table.targets ?? []).map((t) => t.expr ?? '');
+    for (const name of SCHEDULE_METRIC_NAMES) assert.ok(exprs.some((e) => e.includes(`${name}{`)), `column from ${name}`);
+    for (const t of table.targets ?? []) {
+      assert.equal(t.format, 'table', `${t.refId} is a table query`);
+      assert.match(t.expr ?? '', /^max by \(namespace, name[,)]/, `${t.refId}: one row per (namespace, name) across replicas`);
     }
   });
 
@@ -125,6 +156,7 @@ describe('grafana/dashboard.json', () => {
       'Job create queue',
       'Kubernetes API',
       'Node.js runtime',
+      'Schedules',
     ]) {
       assert.ok(titles.includes(wanted), `row "${wanted}" (rows: ${titles.join(', ')})`);
     }

@@ -1,6 +1,7 @@
 // The series names the operator really exports, read from its own registry: a metric renamed in
 // src/metrics/metrics.ts changes this set, and every query that still uses the old name fails.
 import { Metrics } from '../../../src/metrics/metrics.js';
+import { SCHEDULE_METRIC_NAMES } from '../../../src/metrics/schedule-gauges.js';
 import { metricNames } from './promql-selectors.js';
 
 /** Series Prometheus itself adds to every scrape target; not in any registry. */
@@ -18,13 +19,15 @@ export function seriesNamesOf(metric: { name: string; type: string }): string[] 
   }
 }
 
-/** Metric families (names as registered) with their type, from a fresh registry. */
+/** Metric families (names as registered) with their type: a fresh registry and the per-schedule gauges. */
 export async function exportedFamilies(): Promise<{ name: string; type: string }[]> {
   const metrics = new Metrics();
   const json = await metrics.registry.getMetricsAsJSON();
   // prom-client's typings declare `type` as a numeric enum, but at run time it is the string
   // ('counter', 'histogram', ...); String() keeps the comparison right either way.
-  return json.map((m) => ({ name: m.name, type: String(m.type) }));
+  const registered = json.map((m) => ({ name: m.name, type: String(m.type) }));
+  // The per-schedule gauges are rendered beside the registry (src/metrics/schedule-gauges.ts).
+  return [...registered, ...SCHEDULE_METRIC_NAMES.map((name) => ({ name, type: 'gauge' }))];
 }
 
 export async function exportedSeriesNames(): Promise<Set<string>> {

@@ -1,0 +1,145 @@
+// Per-schedule gauges, the way cert-manager exports per-Certificate state and kube-state-metrics
+// per-CronJob state: labelled {namespace, name} only (plus one info series carrying the schedule),
+// kept from the SecondCronJob cache's events and removed with the resource.
+//
+// Every replica exports them, not only the leader: status lives in the API and every replica's
+// cache holds it, so followers tell the same truth at no extra API cost, and the series do not jump
+// from one pod to another at each handover or rolling update (a scrape without them would restart
+// every pending alert's `for:` and resolve, then re-fire, every firing one). The price is one copy
+// per replica in Prometheus; the shipped rules and dashboard aggregate by (namespace, name).
+//
+// A scrape reads rows prepared when the cache changed: no timestamp parsing, no label escaping and
+// no prom-client formatting at scrape time; see bench/README.md for the cost at 10,000 schedules.
+import type { SecondCronJob } from '../controller/api.js';
+import { objectKey } from '../kube/types.js';
+
+type Key = 'namespace' | 'name';
+type InfoKey = Key | 'schedule' | 'interval_seconds' | 'time_zone' | 'concurrency_policy';
+
+/** What one SecondCronJob contributes: timestamps in Unix seconds, undefined = no series. */
+export interface ScheduleRow {
+  labels: Record<Key, string>;
+  info: Record<InfoKey, string>;
+  created: number;
+  lastSchedule: number | undefined;
+  lastSuccessful: number | undefined;
+  nextSchedule: number | undefined;
+  activeJobs: number;
+  ready: 0 | 1;
+  suspended: 0 | 1;
+}
+
+export function scheduleRow(scj: SecondCronJob): ScheduleRow {
+  const { spec, status } = scj;
+  const labels = { namespace: scj.metadata.namespace ?? '', name: scj.metadata.name };
+  const ready = status?.conditions?.find((c) => c.type === 'Ready')?.status === 'True';
+  return {
+    labels,
+    info: {
+      ...labels,
+      schedule: spec.schedule ?? '',
+      interval_seconds: spec.intervalSeconds !== undefined ? String(spec.intervalSeconds) : '',
+      // The operator's default for cron schedules; an interval has no time zone.
+      time_zone: spec.schedule !== undefined ? (spec.timeZone ?? 'UTC') : '',
+      concurrency_policy: spec.concurrencyPolicy ?? 'Allow',
+    },
+    created: unixSeconds(scj.metadata.creationTimestamp) ?? 0,
+    lastSchedule: unixSeconds(status?.lastScheduleTime),
+    lastSuccessful: unixSeconds(status?.lastSuccessfulTime),
+    nextSchedule: unixSeconds(status?.nextScheduleTime),
+    activeJobs: status?.active?.length ?? status?.activeCount ?? 0,
+    ready: ready ? 1 : 0,
+    suspended: spec.suspend ? 1 : 0,
+  };
+}
+
+function unixSeconds(rfc3339: string | undefined): number | undefined {
+  if (!rfc3339) return undefined;
+  const ms = Date.parse(rfc3339);
+  return Number.isNaN(ms) ? undefined : ms / 1000;
+}
+
+interface Family {
+  name: string;
+  help: string;
+  /** The info series carries more labels than {namespace, name}. */
+  info?: true;
+  value(r: ScheduleRow): number | undefined;
+}
+
+const FAMILIES: readonly Family[] = [
+  {
+    name: 'secondcron_schedule_info',
+    help: 'Always 1 per SecondCronJob; labels carry its schedule or interval, time zone and concurrency policy.',
+    info: true,
+    value: () => 1,
+  },
+  { name: 'secondcron_schedule_created_timestamp_seconds', help: 'Creation time of the SecondCronJob (Unix seconds).', value: (r) => r.created },
+  {
+    name: 'secondcron_schedule_last_schedule_timestamp_seconds',
+    help: 'status.lastScheduleTime: the slot of the latest Job (Unix seconds); absent before the first one.',
+    value: (r) => r.lastSchedule,
+  },
+  {
+    name: 'secondcron_schedule_last_successful_timestamp_seconds',
+    help: 'status.lastSuccessfulTime: when the latest successful Job completed (Unix seconds); absent before the first success.',
+    value: (r) => r.lastSuccessful,
+  },
+  {
+    name: 'secondcron_schedule_next_schedule_timestamp_seconds',
+    help: 'status.nextScheduleTime: the next slot (Unix seconds); absent while suspended or not Ready.',
+    value: (r) => r.nextSchedule,
+  },
+  { name: 'secondcron_schedule_active_jobs', help: 'Jobs of the SecondCronJob still running (status.active).', value: (r) => r.activeJobs },
+  { name: 'secondcron_schedule_ready', help: '1 if the Ready condition is True, else 0 (False, Unknown or not written yet).', value: (r) => r.ready },
+  { name: 'secondcron_schedule_suspended', help: '1 if spec.suspend is true, else 0.', value: (r) => r.suspended },
+];
+
+/** The families render() writes, all gauges (for the checks that every shipped query reads a real metric). */
+export const SCHEDULE_METRIC_NAMES: readonly string[] = FAMILIES.map((f) => f.name);
+
+/** A row in exposition form: label sets already escaped, values by family (NaN = no series). */
+interface PreparedRow {
+  keyText: string;
+  infoText: string;
+  values: Float64Array;
+}
+
+export class ScheduleGauges {
+  private readonly rows = new Map<string, PreparedRow>();
+
+  set(scj: SecondCronJob): void {
+    const row = scheduleRow(scj);
+    this.rows.set(objectKey(scj), {
+      keyText: labelText(row.labels),
+      infoText: labelText(row.info),
+      values: Float64Array.from(FAMILIES, (f) => f.value(row) ?? Number.NaN),
+    });
+  }
+
+  delete(scj: SecondCronJob): void {
+    this.rows.delete(objectKey(scj));
+  }
+
+  /**
+   * The families in Prometheus text format (0.0.4). prom-client's own formatting escapes and joins
+   * every label set on every scrape: 600 ms of blocked event loop at 10,000 schedules, measured.
+   */
+  render(): string {
+    let out = '';
+    for (let i = 0; i < FAMILIES.length; i++) {
+      const f = FAMILIES[i] as Family;
+      out += `# HELP ${f.name} ${f.help}\n# TYPE ${f.name} gauge\n`;
+      for (const r of this.rows.values()) {
+        const v = r.values[i] as number;
+        if (!Number.isNaN(v)) out += `${f.name}${f.info ? r.infoText : r.keyText} ${v}\n`;
+      }
+    }
+    return out;
+  }
+}
+
+function labelText(labels: Record<string, string>): string {
+  const pairs = Object.entries(labels).map(([k, v]) => `${k}="${v.replace(/[\\"\n]/g, (c) => (c === '\n' ? '\\n' : `\\${c}`))}"`);
+  return `{${pairs.join(',')}}`;
+}
