@@ -16,6 +16,7 @@ import type { V1CustomResourceDefinition, V1Deployment, V1Lease, V1NodeList, V1P
 
 import { startCluster, type Cluster } from '../cluster/cluster.js';
 import { OperatorProcess } from '../cluster/operator-process.js';
+import { prometheusOperatorCrds } from '../cluster/prometheus-operator-crds.js';
 import { eventually } from './helpers/eventually.js';
 import { CHART_DIR, helm, helmOk, type Manifest, parseManifests, valuesFile } from './helpers/helm.js';
 import { withReleaseDiagnostics } from './helpers/helm-diagnostics.js';
@@ -286,20 +287,9 @@ describe('helm install / upgrade / uninstall on a real API server', () => {
   });
 
   test('helm upgrade with changed values: per-namespace Roles, fewer replicas, new lease timings, monitoring objects', async (t) => {
-    // Stand-ins for the prometheus-operator CRDs (their real schemas are not needed to prove the
-    // chart's objects are accepted under these kinds).
-    for (const [kind, plural] of [['ServiceMonitor', 'servicemonitors'], ['PrometheusRule', 'prometheusrules']] as const) {
-      await kubectlOk(['apply', '-f', '-'], JSON.stringify({
-        apiVersion: 'apiextensions.k8s.io/v1',
-        kind: 'CustomResourceDefinition',
-        metadata: { name: `${plural}.monitoring.coreos.com` },
-        spec: {
-          group: 'monitoring.coreos.com',
-          scope: 'Namespaced',
-          names: { kind, plural, listKind: `${kind}List`, singular: kind.toLowerCase() },
-          versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
-        },
-      }));
+    // The prometheus-operator CRDs as released (their real OpenAPI schemas validate the chart's objects).
+    for (const file of await prometheusOperatorCrds()) await kubectlOk(['apply', '--server-side', '-f', file]);
+    for (const plural of ['servicemonitors', 'prometheusrules']) {
       await kubectlOk(['wait', '--for=condition=established', `crd/${plural}.monitoring.coreos.com`, '--timeout=30s']);
     }
     const values = valuesFile({
