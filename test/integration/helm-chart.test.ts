@@ -549,6 +549,150 @@ describe('helm template, non-default values', async () => {
   });
 });
 
+describe('helm template, the knobs users expect (cert-manager, ingress-nginx, kube-prometheus-stack)', () => {
+  const KNOBS = {
+    global: { imageRegistry: 'mirror.example:5000/hub' },
+    image: { registry: 'ignored.example' },
+    namespaceOverride: 'ops',
+    commonLabels: { team: 'platform', 'cost-center': '42' },
+    revisionHistoryLimit: 3,
+    automountServiceAccountToken: false,
+    extraArgs: ['--log-level=debug'],
+    extraEnvFrom: [{ configMapRef: { name: 'proxy-env' } }],
+    extraVolumes: [{ name: 'token', projected: { sources: [{ serviceAccountToken: { path: 'token' } }] } }],
+    extraVolumeMounts: [{ name: 'token', mountPath: '/var/run/secrets/kubernetes.io/serviceaccount', readOnly: true }],
+    metrics: {
+      service: { labels: { scrape: 'yes' } },
+      serviceMonitor: {
+        enabled: true,
+        namespace: 'monitoring',
+        annotations: { note: 'x' },
+        relabelings: [{ action: 'replace', sourceLabels: ['__meta_kubernetes_pod_node_name'], targetLabel: 'node' }],
+        metricRelabelings: [{ action: 'drop', sourceLabels: ['__name__'], regex: 'nodejs_gc_.*' }],
+      },
+      prometheusRule: {
+        enabled: true,
+        disabled: { SecondCronReplicaDown: true, SecondCronScheduleNoSuccess: true },
+        alertLabels: { team: 'platform', severity: 'ignored' },
+        additionalRules: [{ alert: 'MyScheduleLate', expr: 'vector(1)', labels: { severity: 'info' } }],
+      },
+    },
+    networkPolicy: { enabled: true, metricsFrom: [{ namespaceSelector: { matchLabels: { name: 'monitoring' } } }], apiServer: { cidrs: ['10.0.0.1/32'] } },
+  };
+  const docsP = renderChart({ release: RELEASE, namespace: NS, values: KNOBS });
+
+  test('image.registry, and global.imageRegistry winning over it', async () => {
+    assert.equal(operatorContainer(await docsP).image, 'mirror.example:5000/hub/ghcr.io/secondcron/secondcron:0.1.0');
+    const own = await renderChart({ values: { image: { registry: 'registry.example', repository: 'team/secondcron', tag: '1.2.3' } } });
+    assert.equal(operatorContainer(own).image, 'registry.example/team/secondcron:1.2.3');
+  });
+
+  test('namespaceOverride places every namespaced object (and the RBAC subjects) in that namespace', async () => {
+    const docs = await docsP;
+    const namespaced = docs.filter((d) => d.metadata?.namespace !== undefined);
+    assert.ok(namespaced.length >= 6);
+    for (const d of namespaced) {
+      const want = d.kind === 'ServiceMonitor' ? 'monitoring' : 'ops';
+      assert.equal(d.metadata?.namespace, want, `${d.kind}/${d.metadata?.name}`);
+    }
+    for (const b of [...ofKind<V1ClusterRoleBinding>(docs, 'ClusterRoleBinding'), ...ofKind<V1RoleBinding>(docs, 'RoleBinding')]) {
+      for (const sub of b.subjects ?? []) assert.equal(sub.namespace, 'ops', `${b.kind}/${b.metadata?.name} subject`);
+    }
+  });
+
+  test('commonLabels on every object and on the pods', async () => {
+    const docs = await docsP;
+    for (const d of docs) {
+      assert.equal(d.metadata?.labels?.team, 'platform', `${d.kind}/${d.metadata?.name}`);
+      assert.equal(d.metadata?.labels?.['cost-center'], '42', `${d.kind}/${d.metadata?.name}`);
+    }
+    assert.equal(only<V1Deployment>(docs, 'Deployment').spec?.template.metadata?.labels?.team, 'platform');
+  });
+
+  test('revisionHistoryLimit, automountServiceAccountToken, extraArgs, extraEnvFrom, extra volumes', async () => {
+    const docs = await docsP;
+    const dep = only<V1Deployment>(docs, 'Deployment');
+    assert.equal(dep.spec?.revisionHistoryLimit, 3);
+    assert.equal(dep.spec?.template.spec?.automountServiceAccountToken, false);
+    assert.equal(only<V1ServiceAccount>(docs, 'ServiceAccount').automountServiceAccountToken, false);
+    const c = operatorContainer(docs);
+    assert.deepEqual(c.args, ['--log-level=debug']);
+    // Flags win over the chart's env: the operator sees debug although logLevel is info.
+    assert.equal(parseConfig(c.args ?? [], resolvedEnv(c, 'p', 'ops')).logLevel, 'debug');
+    assert.deepEqual(plain(c.envFrom), [{ configMapRef: { name: 'proxy-env' } }]);
+    assert.deepEqual(plain(c.volumeMounts?.map((m) => m.mountPath)), ['/tmp', '/var/run/secrets/kubernetes.io/serviceaccount']);
+    assert.deepEqual(dep.spec?.template.spec?.volumes?.map((v) => v.name), ['tmp', 'token']);
+    const defaultDocs = await renderChart();
+    const defaults = only<V1Deployment>(defaultDocs, 'Deployment');
+    assert.equal(defaults.spec?.revisionHistoryLimit, 10);
+    assert.equal(defaults.spec?.template.spec?.automountServiceAccountToken, true);
+    assert.equal(operatorContainer(defaultDocs).args, undefined);
+  });
+
+  test('Service labels; ServiceMonitor namespace, annotations, relabelings after the job relabelling, metricRelabelings', async () => {
+    const docs = await docsP;
+    assert.equal(only<V1Service>(docs, 'Service').metadata?.labels?.scrape, 'yes');
+    const sm = only(docs, 'ServiceMonitor') as Manifest & {
+      spec: { namespaceSelector: { matchNames: string[] }; endpoints: Array<{ relabelings: unknown[]; metricRelabelings: unknown[]; honorLabels: boolean }> };
+    };
+    assert.equal(sm.metadata?.namespace, 'monitoring');
+    assert.equal(sm.metadata?.annotations?.note, 'x');
+    assert.deepEqual(sm.spec.namespaceSelector.matchNames, ['ops'], 'still finds the Service where it is');
+    const ep = sm.spec.endpoints[0];
+    assert.equal(ep?.honorLabels, true);
+    assert.deepEqual(ep?.relabelings, [
+      { action: 'replace', targetLabel: 'job', replacement: 'secondcron' },
+      { action: 'replace', sourceLabels: ['__meta_kubernetes_pod_node_name'], targetLabel: 'node' },
+    ]);
+    assert.deepEqual(ep?.metricRelabelings, [{ action: 'drop', sourceLabels: ['__name__'], regex: 'nodejs_gc_.*' }]);
+  });
+
+  test('PrometheusRule: disabled alerts left out, alertLabels added (severity kept), additional rules in their own group', async () => {
+    const rule = only(await docsP, 'PrometheusRule') as Manifest & {
+      spec: { groups: Array<{ name: string; rules: Array<{ alert?: string; labels?: Record<string, string> }> }> };
+    };
+    const names = rule.spec.groups.flatMap((g) => g.rules.map((r) => r.alert));
+    assert.ok(!names.includes('SecondCronReplicaDown') && !names.includes('SecondCronScheduleNoSuccess'));
+    assert.ok(names.includes('SecondCronNoLeader') && names.includes('SecondCronScheduleNotReady'));
+    const shipped = rule.spec.groups.filter((g) => g.name !== 'secondcron-additional').flatMap((g) => g.rules);
+    for (const r of shipped) {
+      assert.equal(r.labels?.team, 'platform', `${r.alert}`);
+      assert.ok(['critical', 'warning'].includes(r.labels?.severity ?? ''), `${r.alert} keeps its severity`);
+    }
+    assert.deepEqual(rule.spec.groups.find((g) => g.name === 'secondcron-additional')?.rules, [
+      { alert: 'MyScheduleLate', expr: 'vector(1)', labels: { severity: 'info' } },
+    ]);
+  });
+
+  test('PrometheusRule: disabling an alert that does not exist fails with the list of alerts', async () => {
+    const res = await templateChart({ values: { metrics: { prometheusRule: { enabled: true, disabled: { SecondCronNoLeaders: true } } } } });
+    assert.notEqual(res.code, 0);
+    assert.match(res.stderr, /metrics.prometheusRule.disabled: no alert named SecondCronNoLeaders \(the alerts are SecondCronNoLeader, /);
+  });
+
+  test('NetworkPolicy: ingress only to the metrics and health ports, egress only to the API server and DNS', async () => {
+    const np = only(await docsP, 'NetworkPolicy') as Manifest & {
+      spec: {
+        podSelector: { matchLabels: Record<string, string> };
+        policyTypes: string[];
+        ingress: Array<{ ports: Array<{ port: string | number }>; from?: unknown[] }>;
+        egress: Array<{ ports: Array<{ port: number; protocol: string }>; to?: unknown[] }>;
+      };
+    };
+    const dep = only<V1Deployment>(await docsP, 'Deployment');
+    assert.deepEqual(np.spec.podSelector.matchLabels, dep.spec?.selector.matchLabels);
+    assert.deepEqual(np.spec.policyTypes, ['Ingress', 'Egress']);
+    const containerPorts = (operatorContainer(await docsP).ports ?? []).map((p) => p.name);
+    assert.deepEqual(np.spec.ingress.map((i) => i.ports.map((p) => p.port)), [['metrics'], ['health']]);
+    for (const i of np.spec.ingress) for (const p of i.ports) assert.ok(containerPorts.includes(String(p.port)), `named port ${p.port}`);
+    assert.deepEqual(np.spec.ingress[0]?.from, [{ namespaceSelector: { matchLabels: { name: 'monitoring' } } }]);
+    assert.equal(np.spec.ingress[1]?.from, undefined);
+    assert.deepEqual(np.spec.egress.map((e) => e.ports.map((p) => `${p.port}/${p.protocol}`)), [['443/TCP', '6443/TCP'], ['53/UDP', '53/TCP']]);
+    assert.deepEqual(np.spec.egress[0]?.to, [{ ipBlock: { cidr: '10.0.0.1/32' } }]);
+    assert.equal(ofKind(await renderChart(), 'NetworkPolicy').length, 0, 'off by default');
+  });
+});
+
 describe('helm template, names that YAML reads as other types', () => {
   // Release and namespace names are DNS labels, and "on", "yes", "y", "true" are valid ones; helm
   // decodes manifests as YAML 1.1, where those words unquoted are booleans, and the install fails
