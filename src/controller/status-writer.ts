@@ -21,7 +21,8 @@ interface KeyState {
   dirty: boolean;
   running: boolean;
   lastWriteMono: number;
-  lastWritten?: SecondCronJobStatus;
+  /** What we patched, and the resourceVersion of the cached object it was computed from. */
+  lastWritten?: { status: SecondCronJobStatus; from: string };
 }
 
 export class StatusWriter {
@@ -80,7 +81,12 @@ export class StatusWriter {
     await this.priority.calm();
     const want = this.source.desired(key);
     if (!want) return;
-    if (statusEquals(want.scj.status, want.status) || (st.lastWritten && statusEquals(st.lastWritten, want.status))) return;
+    if (statusEquals(want.scj.status, want.status)) return;
+    // Our own patch not in the cache yet: the cache still holds the version we computed it from.
+    // Once the cache moved on, it is the truth, also when someone else (a previous leader, a human)
+    // wrote status since: a leader elected again must repair it, not trust its memory.
+    const sameAsOurs = st.lastWritten && st.lastWritten.from === want.scj.metadata.resourceVersion && statusEquals(st.lastWritten.status, want.status);
+    if (sameAsOurs) return;
     // Merge patch: keys we no longer want must be sent as null to be removed.
     const patch: Record<string, unknown> = { ...want.status };
     for (const k of Object.keys(want.scj.status ?? {})) if (!(k in patch)) patch[k] = null;
@@ -93,6 +99,6 @@ export class StatusWriter {
       timeoutMs: 10_000,
       metadataOnly: true,
     });
-    st.lastWritten = want.status;
+    st.lastWritten = { status: want.status, from: want.scj.metadata.resourceVersion };
   }
 }

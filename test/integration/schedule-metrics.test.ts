@@ -138,24 +138,26 @@ describe('per-schedule gauges and alerts on a real Prometheus', { timeout: 420_0
     });
     await patchScj(nsName, 'ran', { spec: { suspend: true } });
     const names = ['ran', 'hourly', 'paused', 'broken'];
-    const settled = await eventually(
-      'statuses settled (ran suspended with no active Job, hourly scheduled, broken judged)',
+    // Settled: ran suspended with no active Job, hourly scheduled, broken judged — and the same on
+    // two reads two seconds apart (late status writes, such as the Ready condition's generation).
+    let previous = '';
+    const objs = await eventually(
+      'statuses settled and stable',
       async () => {
-        const objs = await Promise.all(names.map((n) => getScj<Scj>(nsName, n)));
-        const [ran, hourly, , broken] = objs as [Scj, Scj, Scj, Scj];
-        const ok =
+        const read = await Promise.all(names.map((n) => getScj<Scj>(nsName, n)));
+        const [ran, hourly, , broken] = read as [Scj, Scj, Scj, Scj];
+        const judged =
           !ran.status?.nextScheduleTime &&
           (ran.status?.active?.length ?? 0) === 0 &&
           hourly.status?.nextScheduleTime &&
           broken.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'False');
-        return ok ? objs : undefined;
+        const snapshot = JSON.stringify(read.map((o) => o.status));
+        const stable = judged && snapshot === previous;
+        previous = snapshot;
+        return stable ? read : undefined;
       },
-      { timeoutMs: 90_000 },
+      { timeoutMs: 90_000, intervalMs: 2_000 },
     );
-    // Still the same a little later: nothing is moving any more.
-    await new Promise((r) => setTimeout(r, 3_000));
-    const objs = await Promise.all(names.map((n) => getScj<Scj>(nsName, n)));
-    assert.deepEqual(objs.map((o) => o.status), settled.map((o) => o.status), 'statuses stable');
 
     const mismatches = await eventually(
       'Prometheus shows every status as the API server does',
