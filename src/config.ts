@@ -15,6 +15,8 @@ export interface Config {
   identity: string | undefined; // undefined = derived from the pod name at start-up
   metricsPort: number;
   perScheduleMetrics: boolean;
+  metricsSecure: boolean;
+  metricsCertDir: string | undefined;
   healthPort: number;
   maxConcurrentCreates: number;
   qps: number;
@@ -45,6 +47,8 @@ export const FLAGS: readonly FlagSpec[] = [
   { flag: 'retry-period', kind: 'duration', help: 'interval between Lease acquire/renew attempts', default: '2s' },
   { flag: 'identity', kind: 'string', help: 'leader-election identity (default: <pod name>_<random>)' },
   { flag: 'metrics-port', kind: 'port', help: 'port of /metrics (0 picks a free port)', default: '8080' },
+  { flag: 'metrics-secure', kind: 'bool', help: 'serve /metrics over HTTPS to callers the API server authorizes (TokenReview + SubjectAccessReview for get /metrics)', default: 'false' },
+  { flag: 'metrics-cert-dir', kind: 'string', help: 'directory with tls.crt and tls.key for --metrics-secure (default: a self-signed certificate made at start)' },
   { flag: 'per-schedule-metrics', kind: 'bool', help: 'export secondcron_schedule_* gauges labelled {namespace, name} for every SecondCronJob', default: 'true' },
   { flag: 'health-port', kind: 'port', help: 'port of /healthz and /readyz (0 picks a free port)', default: '8081' },
   { flag: 'max-concurrent-creates', kind: 'positiveInt', help: 'Job creations in flight at once', default: '32' },
@@ -122,6 +126,8 @@ export function parseConfig(
     identity: optionalString('identity'),
     metricsPort: value('metrics-port', parsePort, 'a port number 0-65535'),
     perScheduleMetrics: value('per-schedule-metrics', parseBool, 'true or false'),
+    metricsSecure: value('metrics-secure', parseBool, 'true or false'),
+    metricsCertDir: optionalString('metrics-cert-dir'),
     healthPort: value('health-port', parsePort, 'a port number 0-65535'),
     maxConcurrentCreates: value('max-concurrent-creates', parsePositiveInt, 'a whole number >= 1'),
     qps: value('qps', parsePositiveNumber, 'a number > 0'),
@@ -131,6 +137,9 @@ export function parseConfig(
   };
   for (const ns of cfg.namespaces) {
     if (!DNS_LABEL.test(ns)) throw new ConfigError(`invalid namespace "${ns}" in --namespaces: expected DNS labels separated by commas`);
+  }
+  if (cfg.metricsCertDir && !cfg.metricsSecure) {
+    throw new ConfigError('--metrics-cert-dir needs --metrics-secure');
   }
   if (cfg.metricsPort !== 0 && cfg.metricsPort === cfg.healthPort) {
     throw new ConfigError(`--metrics-port and --health-port must differ (both ${cfg.metricsPort})`);

@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // Composition root: config → clients → caches → scheduler → elector → controller → HTTP.
 // Nothing else in the program reads the environment, the clocks or Math.random directly.
+import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
+import { join } from 'node:path';
 
 
 import { createSystemTimers, systemMonotonicClock, systemWallClock } from './clock/index.js';
@@ -15,7 +17,9 @@ import { StatusWriter } from './controller/status-writer.js';
 import { WritePriority } from './controller/write-priority.js';
 import { LeaderElector, makeIdentity } from './election/index.js';
 import { KubeLeaseStore } from './election/kube-lease-store.js';
-import { serveHealth, serveMetrics } from './http/servers.js';
+import { MetricsAuthorizer } from './http/metrics-auth.js';
+import { selfSignedCertificate } from './http/self-signed.js';
+import { type MetricsOptions, serveHealth, serveMetrics } from './http/servers.js';
 import { inClusterNamespace, loadConnection } from './kube/connection.js';
 import { Reflector } from './kube/reflector.js';
 import { KubeRest } from './kube/rest.js';
@@ -184,7 +188,10 @@ async function main(): Promise<void> {
     const idle = mono.nowMs() - scheduler.lastWakeMonoMs();
     return idle > 6 * SCHEDULER_MAX_SLEEP_MS ? `scheduler loop has not woken for ${Math.round(idle / 1000)} s` : undefined;
   };
-  const metricsServer = await serveMetrics(cfg.metricsPort, metrics.registry, scheduleGauges && (() => scheduleGauges.render()));
+  const metricsServer = await serveMetrics(cfg.metricsPort, metrics.registry, {
+    ...(scheduleGauges ? { extra: () => scheduleGauges.render() } : {}),
+    ...(cfg.metricsSecure ? { secure: metricsSecurity(cfg.metricsCertDir, new MetricsAuthorizer(rest, mono), wall.nowMs(), log) } : {}),
+  });
   const healthServer = await serveHealth(cfg.healthPort, {
     healthz: [
       { name: 'scheduler', run: schedulerStall },
@@ -225,6 +232,21 @@ async function main(): Promise<void> {
     await Promise.all([metricsServer.close(), healthServer.close()]);
     log.info('stopped');
   });
+}
+
+/** The serving certificate (mounted, or self-signed now like kubebuilder's default) and the authorizer. */
+function metricsSecurity(certDir: string | undefined, authorizer: MetricsAuthorizer, nowMs: number, log: Logger): NonNullable<MetricsOptions['secure']> {
+  const tls = certDir
+    ? { cert: readFileSync(join(certDir, 'tls.crt'), 'utf8'), key: readFileSync(join(certDir, 'tls.key'), 'utf8') }
+    : selfSignedCertificate({
+        commonName: 'secondcron-metrics',
+        dnsNames: ['localhost', hostname()],
+        ipAddresses: ['127.0.0.1'],
+        notBefore: new Date(nowMs - 3_600_000), // an hour of slack for clock skew
+        validDays: 365,
+      });
+  log.info('serving /metrics over HTTPS with authorization', { certificate: certDir ? `${certDir}/tls.crt` : 'self-signed' });
+  return { tls, authorize: (authorization) => authorizer.check(authorization) };
 }
 
 function mergedCache<T extends SecondCronJob>(reflectors: Reflector<T>[]): Cache<T> {

@@ -1,12 +1,16 @@
 // Two small HTTP servers: /metrics on the metrics port, /healthz and /readyz on the health port
 // (separate ports so probes keep working when a scrape is slow, and so they can be exposed differently).
-import type { Server } from 'node:http';
+import { type Server, createServer as createHttpServer } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
 
 import express from 'express';
 import type { Registry } from 'prom-client';
+
+import type { AuthDecision } from './metrics-auth.js';
+import type { PemPair } from './self-signed.js';
 
 const gzipAsync = promisify(gzip);
 
@@ -21,15 +25,30 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
+export interface MetricsOptions {
+  /** Families rendered outside prom-client (the per-schedule gauges), appended to the registry's. */
+  extra?: () => string;
+  /** HTTPS with this certificate, and every request authorized first (metrics.secure). */
+  secure?: { tls: PemPair; authorize: (authorization: string | undefined) => Promise<AuthDecision> };
+}
+
 /**
- * /metrics: the registry, then `extra` (families rendered outside prom-client). Gzipped when the
- * scraper accepts it, as Prometheus does: 10,000 schedules' gauges are 8.6 MB of text, 0.24 MB gzipped.
+ * /metrics: the registry, then `extra`. Gzipped when the scraper accepts it, as Prometheus does:
+ * 10,000 schedules' gauges are 8.6 MB of text, 0.24 MB gzipped.
  */
-export async function serveMetrics(port: number, registry: Registry, extra?: () => string): Promise<RunningServer> {
+export async function serveMetrics(port: number, registry: Registry, opts: MetricsOptions = {}): Promise<RunningServer> {
   const app = express();
   app.disable('x-powered-by');
+  const secure = opts.secure;
+  if (secure) {
+    app.use(async (req, res, next) => {
+      const decision = await secure.authorize(req.get('authorization'));
+      if (decision.status === 200) return next();
+      res.status(decision.status).type('text/plain').send(decision.message + '\n');
+    });
+  }
   app.get('/metrics', async (req, res) => {
-    const text = (await registry.metrics()) + (extra?.() ?? '');
+    const text = (await registry.metrics()) + (opts.extra?.() ?? '');
     res.set('Content-Type', registry.contentType);
     res.vary('Accept-Encoding');
     if (req.acceptsEncodings('gzip', 'identity') === 'gzip') {
@@ -39,7 +58,7 @@ export async function serveMetrics(port: number, registry: Registry, extra?: () 
       res.send(text);
     }
   });
-  return listen(app, port);
+  return listen(secure ? createHttpsServer(secure.tls, app) : createHttpServer(app), port);
 }
 
 export async function serveHealth(port: number, checks: { healthz: Check[]; readyz: Check[] }): Promise<RunningServer> {
@@ -56,12 +75,12 @@ export async function serveHealth(port: number, checks: { healthz: Check[]; read
       res.send(req.query.verbose !== undefined || failures.length ? body.join('\n') + '\n' : 'ok\n');
     });
   }
-  return listen(app, port);
+  return listen(createHttpServer(app), port);
 }
 
-function listen(app: express.Express, port: number): Promise<RunningServer> {
+function listen(server: Server, port: number): Promise<RunningServer> {
   return new Promise((resolve, reject) => {
-    const server: Server = app.listen(port);
+    server.listen(port);
     server.once('error', reject);
     server.once('listening', () => {
       resolve({

@@ -305,7 +305,8 @@ describe('helm template, default values', async () => {
     for (const name of set) assert.ok(flagEnv.has(name), `${name} is not a flag of src/config.ts`);
     // Only what has no place in a pod is left out: in-cluster config, identity from POD_NAME.
     const unset = [...flagEnv].filter((n) => !set.includes(n)).sort();
-    assert.deepEqual(unset, ['SECONDCRON_IDENTITY', 'SECONDCRON_KUBECONFIG']);
+    // and the serving certificate's directory, set only with metrics.secure and metrics.certSecret.
+    assert.deepEqual(unset, ['SECONDCRON_IDENTITY', 'SECONDCRON_KUBECONFIG', 'SECONDCRON_METRICS_CERT_DIR']);
 
     const env = resolvedEnv(c, 'sc-secondcron-abc-xyz', NS);
     assert.equal(env.POD_NAME, 'sc-secondcron-abc-xyz');
@@ -321,6 +322,7 @@ describe('helm template, default values', async () => {
       retryPeriodMs: 2_000,
       metricsPort: 8080,
       perScheduleMetrics: true,
+      metricsSecure: false,
       healthPort: 8081,
       maxConcurrentCreates: 32,
       qps: 200,
@@ -669,6 +671,55 @@ describe('helm template, the knobs users expect (cert-manager, ingress-nginx, ku
     const res = await templateChart({ values: { metrics: { prometheusRule: { enabled: true, disabled: { SecondCronNoLeaders: true } } } } });
     assert.notEqual(res.code, 0);
     assert.match(res.stderr, /metrics.prometheusRule.disabled: no alert named SecondCronNoLeaders \(the alerts are SecondCronNoLeader, /);
+  });
+
+  test('metrics.secure: HTTPS with TokenReview/SubjectAccessReview RBAC, a metrics-reader role, the ServiceMonitor set for it', async () => {
+    const docs = await renderChart({
+      release: RELEASE,
+      namespace: NS,
+      values: {
+        metrics: {
+          secure: true,
+          readerSubjects: [{ kind: 'ServiceAccount', name: 'prometheus-k8s', namespace: 'monitoring' }],
+          serviceMonitor: { enabled: true },
+        },
+      },
+    });
+    const cfg = parseConfig([], resolvedEnv(operatorContainer(docs), 'p', NS));
+    assert.deepEqual([cfg.metricsSecure, cfg.metricsCertDir], [true, undefined], 'self-signed at start');
+    const auth = only<V1ClusterRole>(docs, 'ClusterRole', `${FULLNAME}-metrics-auth`);
+    assert.deepEqual(plain(auth.rules), [
+      { apiGroups: ['authentication.k8s.io'], resources: ['tokenreviews'], verbs: ['create'] },
+      { apiGroups: ['authorization.k8s.io'], resources: ['subjectaccessreviews'], verbs: ['create'] },
+    ]);
+    const authBinding = only<V1ClusterRoleBinding>(docs, 'ClusterRoleBinding', `${FULLNAME}-metrics-auth`);
+    assert.deepEqual(plain(authBinding.subjects), [{ kind: 'ServiceAccount', name: FULLNAME, namespace: NS }]);
+    const reader = only<V1ClusterRole>(docs, 'ClusterRole', `${FULLNAME}-metrics-reader`);
+    assert.deepEqual(plain(reader.rules), [{ nonResourceURLs: ['/metrics'], verbs: ['get'] }]);
+    const readerBinding = only<V1ClusterRoleBinding>(docs, 'ClusterRoleBinding', `${FULLNAME}-metrics-reader`);
+    assert.deepEqual(plain(readerBinding.subjects), [{ kind: 'ServiceAccount', name: 'prometheus-k8s', namespace: 'monitoring' }]);
+    const sm = only(docs, 'ServiceMonitor') as Manifest & { spec: { endpoints: Array<Record<string, unknown>> } };
+    const ep = sm.spec.endpoints[0] ?? {};
+    assert.deepEqual([ep.scheme, ep.bearerTokenFile, ep.tlsConfig], ['https', '/var/run/secrets/kubernetes.io/serviceaccount/token', { insecureSkipVerify: true }]);
+
+    // With a certificate Secret: mounted, handed to the operator, and verified by Prometheus.
+    const withCert = await renderChart({
+      release: RELEASE,
+      namespace: NS,
+      values: { metrics: { secure: true, certSecret: 'metrics-tls', serviceMonitor: { enabled: true } } },
+    });
+    const c = operatorContainer(withCert);
+    assert.equal(parseConfig([], resolvedEnv(c, 'p', NS)).metricsCertDir, '/etc/secondcron/metrics-certs');
+    assert.ok(c.volumeMounts?.some((m) => m.name === 'metrics-certs' && m.mountPath === '/etc/secondcron/metrics-certs' && m.readOnly));
+    const vol = only<V1Deployment>(withCert, 'Deployment').spec?.template.spec?.volumes?.find((v) => v.name === 'metrics-certs');
+    assert.equal(vol?.secret?.secretName, 'metrics-tls');
+    const smCert = only(withCert, 'ServiceMonitor') as Manifest & { spec: { endpoints: Array<Record<string, unknown>> } };
+    assert.deepEqual(smCert.spec.endpoints[0]?.tlsConfig, { serverName: `${FULLNAME}-metrics.${NS}.svc`, ca: { secret: { name: 'metrics-tls', key: 'ca.crt' } } });
+    assert.equal(ofKind(withCert, 'ClusterRoleBinding').filter((b) => b.metadata?.name === `${FULLNAME}-metrics-reader`).length, 0, 'no reader binding without subjects');
+
+    // The default stays plain HTTP with no extra RBAC.
+    const plainDocs = await renderChart({ release: RELEASE, namespace: NS });
+    assert.equal(ofKind(plainDocs, 'ClusterRole').filter((r) => /-metrics-(auth|reader)$/.test(r.metadata?.name ?? '')).length, 0);
   });
 
   test('NetworkPolicy: ingress only to the metrics and health ports, egress only to the API server and DNS', async () => {

@@ -17,6 +17,13 @@ test('defaults match client-go and the design', () => {
   assert.equal(c.perScheduleMetrics, true);
 });
 
+test('--metrics-cert-dir only with --metrics-secure', () => {
+  assert.throws(() => parseConfig(['--metrics-cert-dir', '/certs'], {}), /--metrics-cert-dir needs --metrics-secure/);
+  const c = parseConfig(['--metrics-secure', '--metrics-cert-dir', '/certs'], {});
+  assert.deepEqual([c.metricsSecure, c.metricsCertDir], [true, '/certs']);
+  assert.equal(parseConfig([], {}).metricsSecure, false, 'plain HTTP by default');
+});
+
 test('per-schedule gauges can be turned off by flag or SECONDCRON_PER_SCHEDULE_METRICS', () => {
   assert.equal(parseConfig(['--per-schedule-metrics=false'], {}).perScheduleMetrics, false);
   assert.equal(parseConfig([], { SECONDCRON_PER_SCHEDULE_METRICS: 'false' }).perScheduleMetrics, false);

@@ -30,13 +30,21 @@ export interface ScrapeJob {
   labels?: Record<string, string>;
   /** Keep the scraped labels on a clash with target labels (the per-schedule gauges' namespace). */
   honorLabels?: boolean;
+  /** Scrape over HTTPS with this bearer token, not verifying the (self-signed) certificate. */
+  httpsBearerToken?: string;
   /** Instead of targets: what a ServiceMonitor would scrape, with a `pod` label per target. */
   endpoints?: EndpointsDiscovery;
 }
 
 function scrapeConfig(j: ScrapeJob): Record<string, unknown> {
   const e = j.endpoints;
-  const common = { job_name: j.name, honor_labels: j.honorLabels ?? false };
+  const common = {
+    job_name: j.name,
+    honor_labels: j.honorLabels ?? false,
+    ...(j.httpsBearerToken
+      ? { scheme: 'https', authorization: { type: 'Bearer', credentials: j.httpsBearerToken }, tls_config: { insecure_skip_verify: true } }
+      : {}),
+  };
   if (!e) return { ...common, static_configs: [{ targets: j.targets ?? [], labels: j.labels ?? {} }] };
   return {
     ...common,
