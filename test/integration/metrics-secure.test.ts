@@ -23,7 +23,7 @@ interface Answer {
 function getMetrics(port: number, token?: string): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const req = request(
-      { host: '127.0.0.1', port, path: '/metrics', rejectUnauthorized: false, headers: token ? { authorization: `Bearer ${token}` } : {} },
+      { host: '127.0.0.1', port, path: '/metrics', agent: false, rejectUnauthorized: false, headers: token ? { authorization: `Bearer ${token}` } : {} },
       (res) => {
         const raw = (res.socket as TLSSocket).getPeerX509Certificate();
         const chunks: Buffer[] = [];
