@@ -148,7 +148,10 @@ function directConnection(kc: ResolvedKubeconfig, opts: ConnectionOptions): Kube
   } else {
     const cert = bytes(user['client-certificate-data'], user['client-certificate']);
     const key = bytes(user['client-key-data'], user['client-key']);
-    if (cert && key) clientCert = () => ({ cert, key });
+    if (cert && key) {
+      const pair = { cert, key };
+      clientCert = () => pair;
+    }
   }
 
   let auth: (signal: AbortSignal | undefined) => Promise<UserAuth>;

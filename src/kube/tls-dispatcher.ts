@@ -50,7 +50,8 @@ export class DispatcherPool {
 }
 
 function sameCert(a: ClientCert | undefined, b: ClientCert | undefined): boolean {
-  if (!a || !b) return a === b;
+  if (a === b) return true;
+  if (!a || !b) return false;
   return a.cert.equals(b.cert) && a.key.equals(b.key);
 }
 
