@@ -36,10 +36,6 @@ id=$(sed 's/^sha256://' "$iidfile")
 tag=$version-${id:0:12}
 ref=$REPOSITORY:$tag
 bah tag "$id" "$ref"
-# Older builds' names and archives go; their layers stay in the store as the build cache.
-for old in $(bah images --noheading --format '{{.Name}}:{{.Tag}}' --filter "reference=$REPOSITORY"); do
-  [ "$old" = "$ref" ] || bah rmi "$old" >/dev/null 2>&1 || true
-done
 
 mkdir -p "$cache_root/images"
 archive=$cache_root/images/secondcron-$tag.oci.tar
@@ -58,10 +54,12 @@ if [ ! -s "$archive" ]; then
   fi
   bah rm "$container" >/dev/null
   step "writing $archive"
-  bah push --quiet "$id" "oci-archive:$archive.partial:$ref" >&2
-  mv "$archive.partial" "$archive"
+  bah push --quiet "$id" "oci-archive:$archive.partial.$$:$ref" >&2
+  mv "$archive.partial.$$" "$archive"
 fi
-find "$cache_root/images" -maxdepth 1 -name 'secondcron-*.oci.tar*' ! -name "${archive##*/}" -delete
+# Archives unused for a day go (another clone's current one is younger: it is touched on each use).
+touch "$archive"
+find "$cache_root/images" -maxdepth 1 -name 'secondcron-*.oci.tar*' -mmin +1440 -delete
 
 real_node=$cluster_dir/real-node.json
 if [ -f "$real_node" ]; then

@@ -4,7 +4,9 @@
 # ca-certificates from the Debian mirror, plus npm — which the Dockerfile runs — from the npm
 # registry, as the official node images ship it (Debian's own npm package pulls ~360 packages,
 # webpack and python among them, +150 MB). Stored in the project's buildah store as
-# localhost/secondcron-node-base:<key>, key = this file's hash: the image is built once per recipe.
+# localhost/secondcron-node-base:<suite>-<key>, key = the hash of this file's code (comments do not
+# count): the image is built once per recipe. Other recipes' bases stay (another clone on this
+# machine may build on one right now); `rm -rf ~/.cache/secondcron/buildah` reclaims the space.
 # Prints the image reference on its last line.
 set -euo pipefail
 
@@ -17,7 +19,7 @@ PACKAGES=nodejs,ca-certificates
 NPM_VERSION=10.8.2
 NPM_INTEGRITY=sha512-x/AIjFIKRllrhcb48dqUNAAZl0ig9+qMuN91RpZo3Cb2+zuibfh+KISl6+kVVyktDz230JKc208UkQwwMqyB+w==
 
-key=$(sha256sum <"$0" | cut -c1-12)
+key=$(grep -v '^[[:space:]]*#' "$0" | sha256sum | cut -c1-12)
 ref=localhost/secondcron-node-base:$SUITE-$key
 bah() { "$here/buildah.sh" "$@"; }
 
@@ -39,7 +41,8 @@ trap cleanup EXIT
 step "npm $NPM_VERSION from the npm registry"
 (cd "$work" && npm pack --silent "npm@$NPM_VERSION" >/dev/null)
 tgz="$work/npm-$NPM_VERSION.tgz"
-got="sha512-$(openssl dgst -sha512 -binary "$tgz" | base64 -w0)"
+got=$(node -e 'const c = require("crypto"), f = require("fs");
+  process.stdout.write("sha512-" + c.createHash("sha512").update(f.readFileSync(process.argv[1])).digest("base64"));' "$tgz")
 [ "$got" = "$NPM_INTEGRITY" ] || { echo "node-base: npm-$NPM_VERSION.tgz is $got, expected $NPM_INTEGRITY" >&2; exit 1; }
 
 step "Debian $SUITE: $PACKAGES (mmdebstrap, variant apt)"
