@@ -28,8 +28,11 @@ binaries: ## build the test control plane from Go modules (cached in ~/.cache/se
 	@test/cluster/build-binaries.sh
 
 .PHONY: build
-build: deps ## compile the operator to dist/
+build: deps ## compile the operator and the kubectl plugin (dist/bin/kubectl-secondcron) to dist/
 	npx tsc -p tsconfig.json
+	printf '{"commit":"%s"}\n' "$$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)" > dist/build-info.json
+	cp dist/bin/kubectl-secondcron.js dist/bin/kubectl-secondcron
+	chmod +x dist/main.js dist/bin/kubectl-secondcron dist/bin/kubectl-secondcron.js
 
 .PHONY: build-test
 build-test: deps
@@ -79,6 +82,11 @@ cluster-up: build-test binaries $(if $(REAL_NODE),node-binaries) ## start a loca
 cluster-down: build-test ## stop the local control plane started by cluster-up
 	$(NODE) build/test/cluster/cluster-cli.js down $(CLUSTER_DIR)
 
+.PHONY: crd
+crd: build-test binaries ## regenerate the CRD's spec.jobTemplate from the pinned API server's OpenAPI v3, then chart-sync
+	SECONDCRON_BIN_DIR=$(BIN_DIR) $(NODE) build/tools/crd/generate-crd.js
+	$(MAKE) chart-sync
+
 .PHONY: chart-sync
 chart-sync: ## copy the CRD, alert rules and dashboard into the Helm chart (tests fail on drift)
 	cp config/crd/secondcronjobs.secondcron.io.yaml helm/secondcron/files/secondcronjobs.secondcron.io.yaml
@@ -87,8 +95,8 @@ chart-sync: ## copy the CRD, alert rules and dashboard into the Helm chart (test
 
 .PHONY: install
 install: ## apply the CRD to the current cluster ($$KUBECONFIG)
-	kubectl apply -f config/crd/secondcronjobs.secondcron.io.yaml
-	kubectl wait --for=condition=established crd/secondcronjobs.secondcron.io --timeout=60s
+	kubectl apply --server-side --force-conflicts -f config/crd/secondcronjobs.secondcron.io.yaml
+	for i in $$(seq 120); do [ "$$(kubectl get crd secondcronjobs.secondcron.io -o jsonpath='{.status.conditions[?(@.type=="Established")].status}')" = True ] && exit 0; sleep 0.5; done; echo "CRD not Established" >&2; exit 1
 
 .PHONY: run
 run: build ## run one operator replica against $$KUBECONFIG (extra flags: ARGS="--log-level debug")

@@ -16,7 +16,7 @@ import { type Cluster, startCluster } from '../test/cluster/cluster.js';
 import { benchConfig } from './config.js';
 import { chartNodeOptions } from './lib/operator.js';
 import { drainJobs } from './lib/job-drain.js';
-import { CRD_PATH, restFor, serverVersion } from './lib/kube.js';
+import { restFor, serverVersion } from './lib/kube.js';
 import { commit, load, machineInfo } from './lib/machine.js';
 import { say } from './lib/progress.js';
 import { type Results, failed, isFailed } from './report/results.js';
@@ -26,6 +26,7 @@ import { FLOOR_NAMESPACE, runFloor } from './scenarios/floor.js';
 import { type ScaleRun, startScale } from './scenarios/scale.js';
 import { runScheduler } from './scenarios/scheduler.js';
 import { STEADY_NAMESPACE, runSteady } from './scenarios/steady.js';
+import { installCrd } from '../test/cluster/crd.js';
 
 const SCENARIOS = ['scheduler', 'floor', 'steady', 'scale', 'burst'] as const;
 type Scenario = (typeof SCENARIOS)[number];
@@ -104,10 +105,7 @@ async function main(): Promise<number> {
   try {
     if (cluster) {
       const c = cluster;
-      const crd = await c.kubectl(['apply', '-f', CRD_PATH]);
-      if (crd.code !== 0) throw new Error(`applying the CRD: ${crd.stderr}`);
-      const est = await c.kubectl(['wait', '--for=condition=established', 'crd/secondcronjobs.secondcron.io', '--timeout=60s']);
-      if (est.code !== 0) throw new Error(`CRD not established: ${est.stderr}`);
+      await installCrd((args) => c.kubectl(args));
       machine.k8s_version = await serverVersion(restFor(c.kubeconfigPath));
 
       await attempt('floor', async () => {

@@ -68,6 +68,7 @@ export function helpText(): string {
     const def = f.default !== undefined && f.default !== '' ? ` (default ${f.default})` : '';
     lines.push(`  --${f.flag.padEnd(28)} ${f.help}${def}`, `      ${''.padEnd(28)} env ${envName(f.flag)}`);
   }
+  lines.push('  --version                      print the version and the git commit of this build');
   lines.push('  --help                         print this text');
   return lines.join('\n');
 }

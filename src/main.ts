@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 
-
+import { buildInfo, versionLine } from './build-info.js';
 import { createSystemTimers, systemMonotonicClock, systemWallClock } from './clock/index.js';
 import { ConfigError, type Config, helpText, parseConfig } from './config.js';
 import { type SecondCronJob, type Job, LABEL_OWNER, collectionPath, jobsPath } from './controller/api.js';
@@ -41,6 +41,11 @@ async function main(): Promise<void> {
     process.stdout.write(helpText() + '\n');
     return;
   }
+  const build = buildInfo();
+  if (argv.includes('--version')) {
+    process.stdout.write(versionLine('secondcron', build) + '\n');
+    return;
+  }
   let cfg: Config;
   try {
     cfg = parseConfig(argv, process.env, inClusterNamespace);
@@ -58,11 +63,12 @@ async function main(): Promise<void> {
   const random = Math.random;
   const metrics = new Metrics();
   const scheduleGauges = cfg.perScheduleMetrics ? new ScheduleGauges() : undefined;
+  metrics.buildInfo.set({ version: build.version, commit: build.commit }, 1);
 
   const connection = await loadConnection(cfg.kubeconfig, { warn: (message, err) => log.warn(message, { err }) });
   const rest = new KubeRest(connection, { observer: { onResponse: (verb, code) => metrics.apiRequests.inc({ verb, code }) } });
   const identity = cfg.identity ?? makeIdentity(process.env.POD_NAME ?? hostname(), random);
-  log.info('starting', { identity, namespaces: cfg.namespaces.length ? cfg.namespaces : 'all', server: connection.server, credentials: connection.source });
+  log.info('starting', { version: build.version, commit: build.commit, identity, namespaces: cfg.namespaces.length ? cfg.namespaces : 'all', server: connection.server, credentials: connection.source });
 
   const elector = cfg.leaderElect
     ? new LeaderElector({

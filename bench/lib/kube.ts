@@ -7,7 +7,6 @@ import { ApiError } from '../../src/kube/api-error.js';
 import { KubeRest } from '../../src/kube/rest.js';
 import { sleep } from './progress.js';
 
-export const CRD_PATH = 'config/crd/secondcronjobs.secondcron.io.yaml';
 /** Label the bench puts on CronJob Job templates, so the watcher can find the upstream Jobs. */
 export const CRONJOB_LABEL = 'bench.secondcron.io/cronjob';
 /** Set by the upstream CronJob controller on every Job it creates (RFC 3339, whole seconds). */

@@ -10,6 +10,8 @@ export const PLURAL = 'secondcronjobs';
 export const FINALIZER = 'secondcron.io/cleanup';
 export const LABEL_OWNER = 'secondcron.io/secondcronjob';
 export const ANNOTATION_SCHEDULED_AT = 'secondcron.io/scheduled-at';
+/** On Jobs started by hand (`kubectl secondcron run`), as kubectl marks CronJob runs: value "manual". */
+export const ANNOTATION_INSTANTIATE = 'secondcron.io/instantiate';
 
 export type ConcurrencyPolicy = 'Allow' | 'Forbid' | 'Replace';
 

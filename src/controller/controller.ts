@@ -4,14 +4,13 @@
 import pLimit from 'p-limit';
 
 import type { MonotonicClock, Timers, WallClock } from '../clock/clock.js';
-import { ApiError } from '../kube/api-error.js';
 import type { Logger } from '../log.js';
 import type { KubeRest } from '../kube/rest.js';
 import { objectKey } from '../kube/types.js';
 import type { Metrics, MissedReason } from '../metrics/metrics.js';
-import { type CompileResult, compileSchedule } from '../schedule/index.js';
+import type { CompileResult } from '../schedule/index.js';
 import type { Fire, Scheduler } from '../scheduler/index.js';
-import { type Job, type SecondCronJob, type SecondCronJobStatus, jobsPath } from './api.js';
+import type { Job, SecondCronJob, SecondCronJobStatus } from './api.js';
 import { findMissedSlots } from './catch-up.js';
 import type { EventSink } from './events.js';
 import { addFinalizer, deleteJob, hasFinalizer, listOwnedJobs, removeFinalizer } from './finalizer.js';
@@ -23,6 +22,7 @@ import { isActive, isOwnedBy, jobOutcome, jobSlotMs } from './job-state.js';
 import { slimJob } from './slim.js';
 import { createDeadlineMs, decideFire } from './policy.js';
 import { type ReadyState, desiredStatus, rfc3339 } from './status.js';
+import { compileSecondCronJob, dryRunJob } from './verdict.js';
 import type { StatusWriter } from './status-writer.js';
 import type { WritePriority } from './write-priority.js';
 
@@ -170,11 +170,7 @@ export class Controller {
     if (cached && cached.uid === scj.metadata.uid && cached.generation === scj.metadata.generation) {
       return { ...cached.result, fresh: false };
     }
-    const result = compileSchedule(
-      { schedule: scj.spec.schedule, intervalSeconds: scj.spec.intervalSeconds, timeZone: scj.spec.timeZone },
-      Date.parse(scj.metadata.creationTimestamp),
-      this.d.wall.nowMs(),
-    );
+    const result = compileSecondCronJob(scj, this.d.wall.nowMs());
     this.compiled.set(key, { uid: scj.metadata.uid, generation: scj.metadata.generation, result });
     if (!result.ok) {
       this.d.log.warn('invalid schedule', { key, reason: result.reason, message: result.message });
@@ -305,26 +301,20 @@ export class Controller {
       return;
     }
     // The manifest is built when its turn comes: thousands queued at start-up would otherwise all be in memory.
-    this.background(() => {
-      const job = buildJob(scj, Math.floor(this.d.wall.nowMs() / 1000) * 1000);
-      return this.d.rest.request({ verb: 'create', path: jobsPath(scj.metadata.namespace), query: { dryRun: 'All' }, body: job, timeoutMs: 10_000, metadataOnly: true });
-    })
-      .then(() => {
+    this.background(() => dryRunJob(this.d.rest, scj, this.d.wall.nowMs()))
+      .then((verdict) => {
         this.templateJudged.set(key, scj.metadata.generation);
-        this.badTemplate.delete(key);
+        if (verdict.ok) {
+          this.badTemplate.delete(key);
+        } else {
+          this.badTemplate.set(key, { generation: scj.metadata.generation, message: verdict.message });
+          this.d.events.record(scj, 'Warning', verdict.reason, verdict.message);
+        }
         this.statusWriter?.markDirty(key);
       })
-      .catch((err: unknown) => {
-        if (!(err instanceof ApiError) || err.status < 400 || err.status >= 500 || err.status === 409) {
-          this.templateChecked.delete(key); // not a verdict on the template (timeout, 5xx): ask again soon
-          this.d.timers.set(5_000, () => this.reconcile(key));
-          return;
-        }
-        const message = `jobTemplate rejected by the API server: ${err.serverMessage ?? err.message}`;
-        this.badTemplate.set(key, { generation: scj.metadata.generation, message });
-        this.templateJudged.set(key, scj.metadata.generation);
-        this.d.events.record(scj, 'Warning', 'InvalidJobTemplate', message);
-        this.statusWriter?.markDirty(key);
+      .catch(() => {
+        this.templateChecked.delete(key); // not a verdict on the template (timeout, 5xx): ask again soon
+        this.d.timers.set(5_000, () => this.reconcile(key));
       });
   }
 

@@ -24,6 +24,12 @@ export function jobSlotMs(job: Job): number {
   return v ? Date.parse(v) : Number.NaN;
 }
 
+/** When a Job was meant to start: its slot, or its creation for a Job started by hand (no slot). */
+export function jobStartMs(job: Job): number {
+  const slot = jobSlotMs(job);
+  return Number.isNaN(slot) ? Date.parse(job.metadata.creationTimestamp) : slot;
+}
+
 /** Ours = controlled by this SecondCronJob's uid (a label alone could be copied by anyone). */
 export function isOwnedBy(job: Job, scj: SecondCronJob): boolean {
   return (job.metadata.ownerReferences ?? []).some((r) => r.controller && r.uid === scj.metadata.uid);

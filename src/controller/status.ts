@@ -1,7 +1,7 @@
 // The status a SecondCronJob should show, derived from what the caches hold (never accumulated
 // by hand, so any replica that becomes leader writes the same thing).
 import { type Condition, type Job, type SecondCronJob, type SecondCronJobStatus } from './api.js';
-import { isActive, jobOutcome, jobSlotMs } from './job-state.js';
+import { isActive, jobOutcome, jobSlotMs, jobStartMs } from './job-state.js';
 
 export interface ReadyState {
   status: Condition['status'];
@@ -25,7 +25,7 @@ export function desiredStatus(inp: StatusInputs): SecondCronJobStatus {
   const prev = inp.scj.status ?? {};
   const active = inp.ownedJobs
     .filter(isActive)
-    .sort((a, b) => jobSlotMs(a) - jobSlotMs(b))
+    .sort((a, b) => jobStartMs(a) - jobStartMs(b))
     .map((j) => ({ apiVersion: 'batch/v1', kind: 'Job', name: j.metadata.name, namespace: j.metadata.namespace ?? '', uid: j.metadata.uid }));
   const lastSchedule = maxTime(prev.lastScheduleTime, ...inp.ownedJobs.map(jobSlotMs), inp.lastScheduledMs);
   const lastSuccess = maxTime(

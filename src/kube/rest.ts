@@ -15,8 +15,8 @@ export interface RequestOptions {
   path: string;
   query?: Record<string, string | number | boolean | undefined>;
   body?: unknown;
-  /** merge-patch, strategic-merge-patch or json-patch; only with verb patch. */
-  patchType?: 'merge' | 'json' | 'strategic';
+  /** merge-patch, strategic-merge-patch, json-patch or server-side apply; only with verb patch. */
+  patchType?: 'merge' | 'json' | 'strategic' | 'apply';
   timeoutMs?: number;
   signal?: AbortSignal;
   /**
@@ -37,6 +37,7 @@ const PATCH_TYPES = {
   merge: 'application/merge-patch+json',
   json: 'application/json-patch+json',
   strategic: 'application/strategic-merge-patch+json',
+  apply: 'application/apply-patch+yaml', // JSON is YAML
 } as const;
 
 const METHOD: Record<Verb, string> = {

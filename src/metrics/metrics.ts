@@ -87,6 +87,12 @@ export class Metrics {
     labelNames: ['resource'] as const,
     registers: [this.registry],
   });
+  readonly buildInfo = new Gauge({
+    name: 'secondcron_build_info',
+    help: 'Always 1; the labels say which build runs (package version and git commit).',
+    labelNames: ['version', 'commit'] as const,
+    registers: [this.registry],
+  });
   readonly eventsDropped = new Counter({
     name: 'secondcron_events_dropped_total',
     help: 'Kubernetes Events not written: over the per-object allowance (client-go spam filter) or queue full.',

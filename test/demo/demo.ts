@@ -7,6 +7,7 @@ import { KubeConfig, Watch } from '@kubernetes/client-node';
 import { startCluster } from '../cluster/cluster.js';
 import { OperatorProcess } from '../cluster/operator-process.js';
 import { track } from '../cluster/process-registry.js';
+import { installCrd } from '../cluster/crd.js';
 
 interface JobEvent {
   metadata: { name: string; namespace: string; annotations?: Record<string, string> };
@@ -39,8 +40,7 @@ async function main(): Promise<void> {
     const res = await cluster.kubectl(args);
     if (res.code !== 0) throw new Error(`kubectl ${args.join(' ')}: ${res.stderr}`);
   };
-  await kubectl(['apply', '-f', 'config/crd/secondcronjobs.secondcron.io.yaml']);
-  await kubectl(['wait', '--for=condition=established', 'crd/secondcronjobs.secondcron.io', '--timeout=30s']);
+  await installCrd((args) => cluster.kubectl(args));
   say('CRD installed');
 
   const replicas = Array.from(

@@ -8,6 +8,7 @@ import { JobWatcher } from '../cluster/job-watcher.js';
 import { eventually } from './helpers/eventually.js';
 import { FAST_ELECTION, type OperatorProcess, testOperator } from './helpers/operator.js';
 import { scjManifest } from './helpers/scj.js';
+import { installCrd } from '../cluster/crd.js';
 
 
 let cluster: Cluster;
@@ -21,8 +22,7 @@ before(async () => {
     if (res.code !== 0) throw new Error(`kubectl ${args.join(' ')}: ${res.stderr}`);
     return res.stdout;
   };
-  await ok(['apply', '-f', 'config/crd/secondcronjobs.secondcron.io.yaml']);
-  await ok(['wait', '--for=condition=established', 'crd/secondcronjobs.secondcron.io', '--timeout=30s']);
+  await installCrd((args) => cluster.kubectl(args));
   await ok(['wait', '--for=create', 'serviceaccount/default', '-n', 'default', '--timeout=60s']);
   watcher = await new JobWatcher({ kubeconfigPath: cluster.kubeconfigPath, namespace: 'default' }).start();
   for (let i = 0; i < 2; i++) {

@@ -6,10 +6,11 @@ import { after, before, test } from 'node:test';
 
 import { JobWatcher } from '../cluster/job-watcher.js';
 import { mulberry32 } from '../support/prng.js';
-import { type TestNamespace, kubectlOk, testKubeconfig, uniqueNamespace } from './helpers/cluster-env.js';
+import { type TestNamespace, kubectl, kubectlOk, testKubeconfig, uniqueNamespace } from './helpers/cluster-env.js';
 import { eventually } from './helpers/eventually.js';
 import { type OperatorProcess, startReplicas } from './helpers/operator.js';
 import { applyScj } from './helpers/scj.js';
+import { installCrd } from '../cluster/crd.js';
 
 const SCHEDULES = 20;
 const DURATION_MS = Number(process.env.CHAOS_SECONDS ?? 180) * 1000;
@@ -28,7 +29,7 @@ let watcher: JobWatcher;
 let ops: OperatorProcess[] = [];
 
 before(async () => {
-  await kubectlOk(['apply', '-f', 'config/crd/secondcronjobs.secondcron.io.yaml']);
+  await installCrd(kubectl);
   ns = await uniqueNamespace('ha-chaos');
   watcher = await new JobWatcher({ kubeconfigPath: testKubeconfig(), namespace: ns.name }).start();
   ops = await startReplicas(3, ns.name, { logLevel: 'info', args: CHAOS_ELECTION });

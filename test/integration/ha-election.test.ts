@@ -9,16 +9,17 @@ import { LeaderElector, LeaseConflictError } from '../../src/election/index.js';
 import { KubeLeaseStore } from '../../src/election/kube-lease-store.js';
 import { readKubeconfig } from '../../src/kube/connection.js';
 import { KubeRest } from '../../src/kube/rest.js';
-import { type TestNamespace, kubectlOk, testKubeconfig, uniqueNamespace } from './helpers/cluster-env.js';
+import { type TestNamespace, kubectl, kubectlOk, testKubeconfig, uniqueNamespace } from './helpers/cluster-env.js';
 import { eventually } from './helpers/eventually.js';
 import { type OperatorProcess, startReplicas } from './helpers/operator.js';
+import { installCrd } from '../cluster/crd.js';
 
 
 let ns: TestNamespace;
 let ops: OperatorProcess[] = [];
 
 before(async () => {
-  await kubectlOk(['apply', '-f', 'config/crd/secondcronjobs.secondcron.io.yaml']);
+  await installCrd(kubectl);
   ns = await uniqueNamespace('ha-election');
 });
 

@@ -4,10 +4,11 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 
 import { JobWatcher } from '../cluster/job-watcher.js';
-import { type TestNamespace, kubectlOk, testKubeconfig, uniqueNamespace } from './helpers/cluster-env.js';
+import { type TestNamespace, kubectl, kubectlOk, testKubeconfig, uniqueNamespace } from './helpers/cluster-env.js';
 import { eventually } from './helpers/eventually.js';
 import { type OperatorProcess, startReplicas } from './helpers/operator.js';
 import { applyScj } from './helpers/scj.js';
+import { installCrd } from '../cluster/crd.js';
 
 const LEASE_MS = 4_000;
 const RETRY_MS = 500;
@@ -17,7 +18,7 @@ let watcher: JobWatcher;
 let ops: OperatorProcess[] = [];
 
 before(async () => {
-  await kubectlOk(['apply', '-f', 'config/crd/secondcronjobs.secondcron.io.yaml']);
+  await installCrd(kubectl);
   ns = await uniqueNamespace('ha-failover');
   watcher = await new JobWatcher({ kubeconfigPath: testKubeconfig(), namespace: ns.name }).start();
   ops = await startReplicas(3, ns.name);

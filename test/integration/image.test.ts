@@ -15,12 +15,13 @@ import { buildImage, type BuiltImage } from '../cluster/image.js';
 import { ManagedProcess } from '../cluster/managed-process.js';
 import { track } from '../cluster/process-registry.js';
 import { runCommand } from '../cluster/run-command.js';
-import { kubectlOk, testKubeconfig, uniqueNamespace, type TestNamespace } from './helpers/cluster-env.js';
+import { kubectl, kubectlOk, testKubeconfig, uniqueNamespace, type TestNamespace } from './helpers/cluster-env.js';
 import { eventually } from './helpers/eventually.js';
 import { REPO_ROOT } from './helpers/helm.js';
 import { openOciArchive, unpackLayers, type OciImage } from './helpers/oci-archive.js';
 import { containerInitPid, procStatus, sandboxCommand } from './helpers/rootfs-sandbox.js';
 import { scjManifest } from './helpers/scj.js';
+import { installCrd } from '../cluster/crd.js';
 
 const IMAGE_UID = 65532;
 const pkg = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string };
@@ -151,8 +152,7 @@ describe('the image built by make image', () => {
 
   test('the operator runs from the image against the test cluster, creates a Job, and stops on SIGTERM to PID 1', async (t) => {
     assert.ok(rootfs, 'the filesystem test ran first');
-    await kubectlOk(['apply', '-f', join(REPO_ROOT, 'config/crd/secondcronjobs.secondcron.io.yaml')]);
-    await kubectlOk(['wait', '--for=condition=established', 'crd/secondcronjobs.secondcron.io', '--timeout=30s']);
+    await installCrd(kubectl);
     ns = await uniqueNamespace('image');
 
     // A read-only volume, readable by the image user only (in a pod: the service-account token).

@@ -10,11 +10,12 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { test } from 'node:test';
 
-import { type TestNamespace, kubectlOk, testEnv, uniqueNamespace } from './helpers/cluster-env.js';
+import { type TestNamespace, kubectl, kubectlOk, testEnv, uniqueNamespace } from './helpers/cluster-env.js';
 import { eventually } from './helpers/eventually.js';
 import { testOperator } from './helpers/operator.js';
 import { podLauncher } from './helpers/pod-sandbox.js';
 import { applyScj, listJobs } from './helpers/scj.js';
+import { installCrd } from '../cluster/crd.js';
 
 const SA = 'secondcron';
 
@@ -62,7 +63,7 @@ async function statusFor(server: string, caPem: string, token: string, namespace
 test('in-cluster: a kubelet-style token rotation with the old token revoked at once loses no slot', { timeout: 180_000 }, async (t) => {
   const ns: TestNamespace = await uniqueNamespace('in-cluster');
   t.after(() => ns.cleanup());
-  await kubectlOk(['apply', '-f', 'config/crd/secondcronjobs.secondcron.io.yaml']);
+  await installCrd(kubectl);
   await kubectlOk(['create', 'serviceaccount', SA, '-n', ns.name]);
   // Everything inside the namespace (the operator is scoped to it); removed with the namespace.
   await kubectlOk(['create', 'rolebinding', 'secondcron', '--clusterrole=cluster-admin', `--serviceaccount=${ns.name}:${SA}`, '-n', ns.name]);

@@ -8,7 +8,7 @@ import { after, before, describe, test } from 'node:test';
 
 import { RUN_SECONDS_ANNOTATION } from '../cluster/cluster.js';
 import { exportedFamilies } from '../unit/metrics/registry-names.js';
-import { type TestNamespace, kubectlOk, uniqueNamespace } from './helpers/cluster-env.js';
+import { type TestNamespace, kubectl, kubectlOk, uniqueNamespace } from './helpers/cluster-env.js';
 import { eventually } from './helpers/eventually.js';
 import { type OperatorProcess, startOperator } from './helpers/operator.js';
 import {
@@ -24,6 +24,7 @@ import {
 } from './helpers/prometheus-queries.js';
 import { PrometheusServer, type Sample, promtool } from './helpers/prometheus-server.js';
 import { applyScj, podTemplate } from './helpers/scj.js';
+import { installCrd } from '../cluster/crd.js';
 
 const JOB = 'secondcron';
 const REPLICAS = 3;
@@ -41,8 +42,7 @@ describe('observability on a real Prometheus', { timeout: 300_000 }, () => {
   const leaseName = `obs-leader-${randomBytes(3).toString('hex')}`;
 
   before(async () => {
-    await kubectlOk(['apply', '-f', 'config/crd/secondcronjobs.secondcron.io.yaml']);
-    await kubectlOk(['wait', '--for=condition=established', 'crd/secondcronjobs.secondcron.io', '--timeout=30s']);
+    await installCrd(kubectl);
     ns = await uniqueNamespace('obs');
     const namespace = ns.name;
     vars = { rateInterval: RATE_INTERVAL, job: JOB, namespace, scheduleNamespace: namespace };

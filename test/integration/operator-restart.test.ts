@@ -7,13 +7,13 @@ import { type TestNamespace, kubectl, kubectlOk, uniqueNamespace } from './helpe
 import { eventually } from './helpers/eventually.js';
 import { type OperatorProcess, testOperator } from './helpers/operator.js';
 import { applyScj, events, listJobs, sleepUntil } from './helpers/scj.js';
+import { installCrd } from '../cluster/crd.js';
 
 let ns: TestNamespace;
 let op: OperatorProcess;
 
 before(async () => {
-  await kubectlOk(['apply', '-f', 'config/crd/secondcronjobs.secondcron.io.yaml']);
-  await kubectlOk(['wait', '--for=condition=established', 'crd/secondcronjobs.secondcron.io', '--timeout=30s']);
+  await installCrd(kubectl);
   ns = await uniqueNamespace('restart');
   op = testOperator({ namespaces: [ns.name], identity: 'op-restart', args: ['--leader-election-namespace', ns.name] });
   await op.start();

@@ -8,6 +8,7 @@ import { type TestNamespace, kubectl, kubectlOk, uniqueNamespace } from './helpe
 import { eventually } from './helpers/eventually.js';
 import { type OperatorProcess, startOperator } from './helpers/operator.js';
 import { applyScj, events, getScj, listJobs, patchScj, podTemplate, sleepUntil, tryApply } from './helpers/scj.js';
+import { installCrd } from '../cluster/crd.js';
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
@@ -16,8 +17,7 @@ describe('operator schedules Jobs', () => {
   let op: OperatorProcess;
 
   before(async () => {
-    await kubectlOk(['apply', '-f', 'config/crd/secondcronjobs.secondcron.io.yaml']);
-    await kubectlOk(['wait', '--for=condition=established', 'crd/secondcronjobs.secondcron.io', '--timeout=30s']);
+    await installCrd(kubectl);
     ns = await uniqueNamespace('scj');
     op = await startOperator({ namespaces: [ns.name], identity: 'op-schedules', args: ['--leader-election-namespace', ns.name] });
   });

@@ -1,0 +1,34 @@
+// The operator's verdict on a SecondCronJob, shared by the controller and `kubectl secondcron validate`
+// so that both say the same thing: the schedule (InvalidSchedule / UnknownTimeZone) and a server-side
+// dry run of the Job a slot would create (InvalidJobTemplate).
+import { ApiError } from '../kube/api-error.js';
+import type { KubeRest } from '../kube/rest.js';
+import { type CompileResult, compileSchedule } from '../schedule/index.js';
+import { type SecondCronJob, jobsPath } from './api.js';
+import { buildJob } from './job-builder.js';
+
+/** Intervals are anchored on creationTimestamp; nowMs only checks that a cron schedule fires at all. */
+export function compileSecondCronJob(scj: SecondCronJob, nowMs: number): CompileResult {
+  return compileSchedule(
+    { schedule: scj.spec.schedule, intervalSeconds: scj.spec.intervalSeconds, timeZone: scj.spec.timeZone },
+    Date.parse(scj.metadata.creationTimestamp),
+    nowMs,
+  );
+}
+
+export type TemplateVerdict = { ok: true } | { ok: false; reason: 'InvalidJobTemplate'; message: string };
+
+/**
+ * Asks the API server to admit (without storing) the Job for a slot at nowMs. A 4xx answer is a
+ * verdict on the template; anything else (timeout, 5xx, a conflict) is not and is thrown.
+ */
+export async function dryRunJob(rest: KubeRest, scj: SecondCronJob, nowMs: number): Promise<TemplateVerdict> {
+  const job = buildJob(scj, Math.floor(nowMs / 1000) * 1000);
+  try {
+    await rest.request({ verb: 'create', path: jobsPath(scj.metadata.namespace), query: { dryRun: 'All' }, body: job, timeoutMs: 10_000, metadataOnly: true });
+    return { ok: true };
+  } catch (err) {
+    if (!(err instanceof ApiError) || err.status < 400 || err.status >= 500 || err.status === 409) throw err;
+    return { ok: false, reason: 'InvalidJobTemplate', message: `jobTemplate rejected by the API server: ${err.serverMessage ?? err.message}` };
+  }
+}
