@@ -12,8 +12,10 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 
-import { startCluster } from './cluster.js';
+import { startCluster, type Cluster } from './cluster.js';
+import { RealNodeHostBusyError } from './real-node/host.js';
 import { repoRoot } from './repo-root.js';
 import { diesWithParent } from './parent-death.js';
 import { shutdownInProgress, track } from './process-registry.js';
@@ -40,6 +42,23 @@ function toBuildPath(root: string, arg: string): string {
   return abs;
 }
 
+/** How long a run waits for another run's real node to go (one per machine) before giving up. */
+const REAL_NODE_WAIT_MS = 30 * 60_000;
+
+async function startSharedCluster(realNode: boolean): Promise<Cluster> {
+  const log = (m: string): void => void process.stderr.write(`[run-integration] ${m}\n`);
+  const deadline = Date.now() + REAL_NODE_WAIT_MS;
+  for (let waited = false; ; waited = true) {
+    try {
+      return await startCluster({ realNode, log });
+    } catch (err) {
+      if (!(err instanceof RealNodeHostBusyError) || Date.now() > deadline) throw err;
+      if (!waited) log(`${err.message}\nWaiting for it to go (up to ${REAL_NODE_WAIT_MS / 60_000} min)…`);
+      await sleep(5_000);
+    }
+  }
+}
+
 async function main(argv: string[]): Promise<number> {
   const root = repoRoot();
   const realNode = argv.includes('--real-node');
@@ -58,7 +77,7 @@ async function main(argv: string[]): Promise<number> {
   }
 
   process.stderr.write('[run-integration] starting the shared control plane…\n');
-  const cluster = await startCluster({ realNode, log: (m) => process.stderr.write(`[run-integration] ${m}\n`) });
+  const cluster = await startSharedCluster(realNode);
   process.stderr.write(
     `[run-integration] control plane ready in ${(cluster.startupMs / 1000).toFixed(1)} s ` +
       `(${Object.entries(cluster.timings).map(([k, v]) => `${k} ${v} ms`).join(', ')}); ` +

@@ -11,17 +11,6 @@ import { track } from '../../cluster/process-registry.js';
 import { type CommandResult, runCommand } from '../../cluster/run-command.js';
 import { eventually } from './eventually.js';
 
-/** Kubernetes service discovery (role endpoints): the targets are the ready endpoints of one Service port. */
-export interface EndpointsDiscovery {
-  apiServer: string;
-  caFile: string;
-  /** File with a bearer token that may list Services, Endpoints(Slices) and Pods in the namespace. */
-  tokenFile: string;
-  namespace: string;
-  service: string;
-  portName: string;
-}
-
 export interface ScrapeJob {
   name: string;
   /** host:port of each /metrics endpoint. */
@@ -32,12 +21,15 @@ export interface ScrapeJob {
   honorLabels?: boolean;
   /** Scrape over HTTPS with this bearer token, not verifying the (self-signed) certificate. */
   httpsBearerToken?: string;
-  /** Instead of targets: what a ServiceMonitor would scrape, with a `pod` label per target. */
-  endpoints?: EndpointsDiscovery;
+  /**
+   * Instead of targets: a file_sd file (JSON target groups) that Prometheus re-reads whenever it
+   * changes. Debian's Prometheus is built without Kubernetes discovery; tests that follow a
+   * Service's endpoints write them here (test/e2e/helpers/service-targets.ts).
+   */
+  targetsFile?: string;
 }
 
 function scrapeConfig(j: ScrapeJob): Record<string, unknown> {
-  const e = j.endpoints;
   const common = {
     job_name: j.name,
     honor_labels: j.honorLabels ?? false,
@@ -45,24 +37,8 @@ function scrapeConfig(j: ScrapeJob): Record<string, unknown> {
       ? { scheme: 'https', authorization: { type: 'Bearer', credentials: j.httpsBearerToken }, tls_config: { insecure_skip_verify: true } }
       : {}),
   };
-  if (!e) return { ...common, static_configs: [{ targets: j.targets ?? [], labels: j.labels ?? {} }] };
-  return {
-    ...common,
-    kubernetes_sd_configs: [{
-      role: 'endpoints',
-      api_server: e.apiServer,
-      tls_config: { ca_file: e.caFile },
-      authorization: { credentials_file: e.tokenFile },
-      namespaces: { names: [e.namespace] },
-    }],
-    relabel_configs: [
-      { source_labels: ['__meta_kubernetes_service_name'], regex: e.service, action: 'keep' },
-      { source_labels: ['__meta_kubernetes_endpoint_port_name'], regex: e.portName, action: 'keep' },
-      { source_labels: ['__meta_kubernetes_pod_name'], target_label: 'pod' },
-      { source_labels: ['__meta_kubernetes_namespace'], target_label: 'namespace' },
-      ...Object.entries(j.labels ?? {}).map(([k, v]) => ({ target_label: k, replacement: v })),
-    ],
-  };
+  if (j.targetsFile) return { ...common, file_sd_configs: [{ files: [j.targetsFile], refresh_interval: '1s' }] };
+  return { ...common, static_configs: [{ targets: j.targets ?? [], labels: j.labels ?? {} }] };
 }
 
 export interface PrometheusOptions {

@@ -1,0 +1,322 @@
+// The operator as users run it: the image built from the Dockerfile (`make image`), installed with
+// the Helm chart into a namespace that enforces the "restricted" Pod Security Standard, three pods
+// on the real kubelet node of the test cluster (test/cluster/real-node/), reaching the apiserver
+// through the `kubernetes` Service with their projected service-account token. Jobs' pods run on
+// the fake (kwok) nodes. Run by `make e2e`; the tests share one installation and run in order.
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+
+import { buildImage, type BuiltImage } from '../cluster/image.js';
+import { JobWatcher, type SeenJob } from '../cluster/job-watcher.js';
+import { NODE_NAME, POD_SUBNET, REAL_NODE_LABEL, REAL_NODE_TAINT } from '../cluster/real-node/addresses.js';
+import type { RealNodeInfo } from '../cluster/real-node/real-node.js';
+import { JITTER_FACTOR } from '../../src/election/elector-config.js';
+import { kubectl, kubectlOk, testKubeconfig, uniqueNamespace, type TestNamespace } from '../integration/helpers/cluster-env.js';
+import { eventually } from '../integration/helpers/eventually.js';
+import { CHART_DIR, helmOk, valuesFile } from '../integration/helpers/helm.js';
+import { PrometheusServer } from '../integration/helpers/prometheus-server.js';
+import { applyScj } from '../integration/helpers/scj.js';
+import { ServiceTargets } from './helpers/service-targets.js';
+import { containerPid, processView, projectedTokenDir, readRealNodeInfo, swapProjectedToken } from './helpers/node-runtime.js';
+
+const RELEASE = 'sc';
+const FULLNAME = 'sc-secondcron';
+const SELECTOR = `app.kubernetes.io/instance=${RELEASE},app.kubernetes.io/name=secondcron`;
+const LEASE = 'secondcron-leader';
+/** The chart's defaults, which this test keeps. */
+const RETRY_MS = 2_000;
+const GRACE_SECONDS = 30;
+/** client-go re-reads a token file at least once a minute; 15 s more for a loaded machine. */
+const TOKEN_REREAD_MS = 75_000;
+
+/** The chart's image values for `repository:tag` (what `make image` prints). */
+function chartImage(ref: string): { repository: string; tag: string } {
+  const colon = ref.lastIndexOf(':');
+  assert.ok(colon > ref.lastIndexOf('/'), `image reference ${ref} has a tag`);
+  return { repository: ref.slice(0, colon), tag: ref.slice(colon + 1) };
+}
+
+function clusterDir(): string {
+  const dir = process.env.SECONDCRON_TEST_CLUSTER_DIR;
+  if (!dir) throw new Error('SECONDCRON_TEST_CLUSTER_DIR is not set: run end-to-end tests with `make e2e`.');
+  return dir;
+}
+
+interface Pod {
+  metadata: { name: string; uid: string; deletionTimestamp?: string; labels?: Record<string, string> };
+  spec: { nodeName?: string };
+  status: {
+    phase?: string;
+    podIP?: string;
+    conditions?: { type: string; status: string }[];
+    containerStatuses?: { name: string; ready: boolean; restartCount: number; containerID?: string; started?: boolean }[];
+  };
+}
+
+let node: RealNodeInfo;
+let image: BuiltImage;
+let ns: TestNamespace;
+let jobsNs: TestNamespace;
+let watcher: JobWatcher;
+let prometheus: PrometheusServer | undefined;
+let targets: ServiceTargets | undefined;
+let scratch: string;
+
+async function operatorPods(): Promise<Pod[]> {
+  const out = await kubectlOk(['get', 'pods', '-n', ns.name, '-l', SELECTOR, '-o', 'json']);
+  return (JSON.parse(out) as { items: Pod[] }).items.filter((p) => !p.metadata.deletionTimestamp);
+}
+
+const isReady = (p: Pod): boolean => p.status.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
+
+async function readyPods(count: number, timeoutMs = 180_000): Promise<Pod[]> {
+  return eventually(`${count} operator pods Ready`, async () => {
+    const pods = await operatorPods();
+    return pods.length === count && pods.every(isReady) ? pods : undefined;
+  }, { timeoutMs, intervalMs: 500 });
+}
+
+/** The Lease holder's pod name (identity "<pod name>_<random>"), or '' when released. */
+async function leaderPod(): Promise<string> {
+  const holder = (await kubectlOk(['get', 'lease', LEASE, '-n', ns.name, '-o', 'jsonpath={.spec.holderIdentity}'])).trim();
+  return holder.replace(/_[^_]*$/, '');
+}
+
+async function logs(pod: string): Promise<string> {
+  return kubectlOk(['logs', '-n', ns.name, pod, '-c', 'operator']);
+}
+
+/** Sorted slots (ms) of one SecondCronJob's Jobs seen in [fromMs, toMs]. */
+function slotsBetween(owner: string, fromMs: number, toMs: number): SeenJob[] {
+  return watcher.seen.filter((j) => j.owner === owner && j.slotMs >= fromMs && j.slotMs <= toMs).sort((a, b) => a.slotMs - b.slotMs);
+}
+
+function gaps(values: number[]): number[] {
+  return values.slice(1).map((v, i) => v - (values[i] as number));
+}
+
+/** Σ over every pod that ever ran (each its own series) of its missed-trigger counter. */
+async function missedTotal(): Promise<number> {
+  assert.ok(prometheus, 'Prometheus runs');
+  const samples = await prometheus.vector('sum(max_over_time(secondcron_triggers_missed_total{namespace="' + ns.name + '"}[1h]))');
+  return samples.length === 0 ? 0 : Number(samples[0]?.value[1]);
+}
+
+before(async () => {
+  scratch = mkdtempSync(join(tmpdir(), 'secondcron-e2e-'));
+  node = readRealNodeInfo(clusterDir());
+  image = await buildImage({ clusterDir: clusterDir() });
+  ns = await uniqueNamespace('secondcron-e2e');
+  await kubectlOk(['label', 'namespace', ns.name, 'pod-security.kubernetes.io/enforce=restricted', 'pod-security.kubernetes.io/enforce-version=latest']);
+  jobsNs = await uniqueNamespace('e2e-jobs');
+  watcher = await new JobWatcher({ kubeconfigPath: testKubeconfig(), namespace: jobsNs.name }).start();
+}, { timeout: 50 * 60_000 });
+
+after(async () => {
+  watcher?.stop();
+  targets?.stop();
+  await prometheus?.stop();
+  if (ns) {
+    await kubectl(['delete', 'pod', '-n', ns.name, 'e2e-startup', '--ignore-not-found', '--grace-period=0', '--force']);
+    await helmOk(['uninstall', RELEASE, '-n', ns.name, '--wait', '--timeout', '2m'], { kubeconfig: testKubeconfig() }).catch(() => undefined);
+    await kubectl(['delete', 'namespace', ns.name, '--wait=true', '--timeout=120s']);
+  }
+  await jobsNs?.cleanup();
+  if (scratch) rmSync(scratch, { recursive: true, force: true });
+});
+
+test('Pod Security Admission "restricted" is enforced in the release namespace', async () => {
+  const privileged = {
+    apiVersion: 'v1', kind: 'Pod', metadata: { name: 'e2e-privileged', namespace: ns.name },
+    spec: { containers: [{ name: 'c', image: image.ref, securityContext: { privileged: true } }] },
+  };
+  const res = await kubectl(['apply', '--dry-run=server', '-f', '-'], { input: JSON.stringify(privileged) });
+  assert.notEqual(res.code, 0, 'a privileged pod must be rejected');
+  assert.match(res.stderr, /violates PodSecurity "restricted/);
+});
+
+test('helm install: three pods Running and Ready on the real node through their probes', async (t) => {
+  const values = valuesFile({
+    image: { ...chartImage(image.ref), pullPolicy: 'Never' },
+    nodeSelector: { [REAL_NODE_LABEL]: 'true' },
+    tolerations: [{ key: REAL_NODE_TAINT, operator: 'Equal', value: 'true', effect: 'NoSchedule' }],
+  });
+  const started = Date.now();
+  await helmOk(['install', RELEASE, CHART_DIR, '-n', ns.name, '-f', values], { kubeconfig: testKubeconfig() });
+  rmSync(join(values, '..'), { recursive: true, force: true });
+  const pods = await readyPods(3);
+  t.diagnostic(`3 pods Ready ${Date.now() - started} ms after helm install (image ${image.ref})`);
+  for (const p of pods) {
+    assert.equal(p.spec.nodeName, NODE_NAME, `${p.metadata.name} runs on the real node`);
+    assert.equal(p.status.phase, 'Running');
+    assert.ok(p.status.podIP?.startsWith(POD_SUBNET.replace(/0\/24$/, '')), `${p.metadata.name} has a bridge address (${p.status.podIP})`);
+    const c = p.status.containerStatuses?.[0];
+    assert.ok(c?.ready && c.started, `${p.metadata.name}: container started and ready`);
+    assert.equal(c?.restartCount, 0, `${p.metadata.name} never restarted`);
+  }
+  const events = await kubectlOk(['get', 'events', '-n', ns.name, '--field-selector', 'reason=Unhealthy', '-o', 'name']);
+  t.diagnostic(`probe failures during start-up: ${events.trim().split('\n').filter(Boolean).length}`);
+});
+
+test('one leader among the pods; each pod uses its in-cluster service account', async () => {
+  const pods = await operatorPods();
+  const leader = await eventually('a Lease holder', async () => (await leaderPod()) || undefined);
+  assert.ok(pods.some((p) => p.metadata.name === leader), `Lease holder ${leader} is one of ${pods.map((p) => p.metadata.name).join(', ')}`);
+  for (const p of pods) {
+    const start = (await logs(p.metadata.name)).split('\n').find((l) => l.includes('"msg":"starting"'));
+    assert.ok(start, `${p.metadata.name} logged its start`);
+    const entry = JSON.parse(start) as { credentials?: string; server?: string };
+    assert.equal(entry.credentials, 'in-cluster service account');
+    assert.equal(entry.server, 'https://10.96.0.1:443', 'through the kubernetes Service');
+  }
+});
+
+test('the container runs as uid 65532 with a read-only root file system (seen from the runtime)', async () => {
+  for (const p of await operatorPods()) {
+    const id = p.status.containerStatuses?.[0]?.containerID;
+    assert.ok(id, `${p.metadata.name} has a container`);
+    const view = processView(await containerPid(node, id));
+    assert.equal(view.uid, 65532, `${p.metadata.name}: uid of the container's process`);
+    assert.equal(view.gid, 65532, `${p.metadata.name}: gid of the container's process`);
+    assert.ok(view.rootMountOptions.includes('ro'), `${p.metadata.name}: / is mounted ${view.rootMountOptions.join(',')}`);
+    assert.deepEqual(view.cmdline.slice(-1), ['dist/main.js'], `${p.metadata.name}: node itself is PID 1 (${view.cmdline.join(' ')})`);
+    assert.match(view.cmdline[0] ?? '', /(^|\/)node$/);
+  }
+  // And from inside, through the kubelet (exec): writing to / fails, /tmp (emptyDir) works.
+  const pod = (await operatorPods())[0]?.metadata.name as string;
+  const out = await kubectlOk(['exec', '-n', ns.name, pod, '-c', 'operator', '--', 'node', '-e',
+    "const fs=require('fs');for(const f of ['/probe','/tmp/probe']){try{fs.writeFileSync(f,'x');console.log(f+' ok')}catch(e){console.log(f+' '+e.code)}}"]);
+  assert.deepEqual(out.trim().split('\n'), ['/probe EROFS', '/tmp/probe ok']);
+});
+
+test('Prometheus scrapes the three pods through the metrics Service; secondcron_leader sums to 1', async (t) => {
+  const targetsFile = join(scratch, 'targets.json');
+  targets = await new ServiceTargets(targetsFile, ns.name, `${FULLNAME}-metrics`, 'metrics').start();
+  prometheus = await PrometheusServer.start({ scrapeInterval: '1s', jobs: [{ name: 'secondcron', targetsFile }] });
+  const prom = prometheus;
+  const pods = (await operatorPods()).map((p) => p.metadata.name).sort();
+  await eventually('three targets up', async () => {
+    const targets = await prom.targets();
+    const up = targets.filter((x) => x.health === 'up').map((x) => x.labels.pod as string).sort();
+    return JSON.stringify(up) === JSON.stringify(pods) ? true : undefined;
+  }, { timeoutMs: 60_000, intervalMs: 1_000 });
+  const samples = await eventually('secondcron_leader of three pods', async () => {
+    const s = await prom.vector('secondcron_leader');
+    return s.length === 3 ? s : undefined;
+  }, { timeoutMs: 30_000 });
+  t.diagnostic(`secondcron_leader: ${samples.map((s) => `${s.metric.pod}=${s.value[1]}`).join(', ')}`);
+  assert.equal(samples.reduce((sum, s) => sum + Number(s.value[1]), 0), 1);
+  const leader = samples.find((s) => s.value[1] === '1')?.metric.pod;
+  assert.equal(leader, await leaderPod(), 'the pod reporting leader=1 holds the Lease');
+});
+
+test('a SecondCronJob at intervalSeconds 1 gives a Job every second', async (t) => {
+  await applyScj(jobsNs.name, 'tick', { intervalSeconds: 1, successfulJobsHistoryLimit: 20, failedJobsHistoryLimit: 20 });
+  const first = await eventually('the first Job', async () => watcher.seen.find((j) => j.owner === 'tick'), { timeoutMs: 30_000 });
+  await eventually('ten Jobs', async () => (slotsBetween('tick', first.slotMs, Infinity).length >= 10 ? true : undefined), { timeoutMs: 30_000 });
+  const jobs = slotsBetween('tick', first.slotMs, first.slotMs + 9_000);
+  assert.deepEqual(gaps(jobs.map((j) => j.slotMs)), Array(9).fill(1_000), 'one Job per second, none missing');
+  assert.deepEqual(watcher.duplicates(), [], 'no slot created twice');
+  const latencies = jobs.map((j) => j.arrivedMs - j.slotMs);
+  t.diagnostic(`slot → Job seen: ${latencies.join(', ')} ms`);
+});
+
+test('delete the leader pod: the next Job within about a retry period, no slot twice, the replacement joins as a follower', async (t) => {
+  const before = new Set((await operatorPods()).map((p) => p.metadata.name));
+  const old = await leaderPod();
+  const deletedAt = Date.now();
+  await kubectlOk(['delete', 'pod', '-n', ns.name, old, '--wait=false']);
+  const next = await eventually('a new leader', async () => {
+    const l = await leaderPod();
+    return l && l !== old ? l : undefined;
+  }, { timeoutMs: 60_000, intervalMs: 100 });
+  const pods = await readyPods(3);
+  const replacement = pods.find((p) => !before.has(p.metadata.name))?.metadata.name;
+  assert.ok(replacement, 'a replacement pod was created');
+  assert.notEqual(next, replacement, 'an old follower took over, not the new pod');
+  await new Promise((r) => setTimeout(r, 3_000));
+  assert.equal(await leaderPod(), next, 'leadership stayed with the new leader');
+  assert.ok(!(await logs(replacement)).includes('"msg":"started leading"'), 'the replacement pod is a follower');
+
+  const around = slotsBetween('tick', deletedAt - 5_000, Date.now() - 2_000);
+  const arrivalGaps = gaps(around.map((j) => j.arrivedMs));
+  const largest = Math.max(...arrivalGaps);
+  const missing = gaps(around.map((j) => j.slotMs)).reduce((n, g) => n + g / 1_000 - 1, 0);
+  t.diagnostic(`leader ${old} → ${next}; largest gap between Jobs ${largest} ms; slots without a Job ${missing}`);
+  assert.deepEqual(watcher.duplicates(), [], 'no slot created twice');
+  // A candidate retries every retryPeriod × (1 + rand·JITTER_FACTOR) (client-go's jitter), then
+  // the next slot comes within 1 s; 1 s more for the release and a loaded machine.
+  const bound = RETRY_MS * (1 + JITTER_FACTOR) + 1_000 + 1_000;
+  assert.ok(largest <= bound, `largest gap ${largest} ms ≤ ${bound} ms`);
+});
+
+test('helm upgrade that replaces every pod: no slot twice, every missed slot counted', async (t) => {
+  const missedBefore = await missedTotal();
+  const oldPods = new Set((await operatorPods()).map((p) => p.metadata.name));
+  const started = Date.now();
+  await helmOk(['upgrade', RELEASE, CHART_DIR, '-n', ns.name, '--reuse-values', '--set-string', `podAnnotations.e2e/rollout=${started}`],
+    { kubeconfig: testKubeconfig() });
+  const rollout = await kubectl(['rollout', 'status', `deployment/${FULLNAME}`, '-n', ns.name, '--timeout=300s'], { timeoutMs: 320_000 });
+  assert.equal(rollout.code, 0, rollout.stderr);
+  const pods = await readyPods(3);
+  assert.ok(pods.every((p) => !oldPods.has(p.metadata.name)), 'all three pods were replaced');
+  const done = Date.now();
+  // The last slots' Jobs and one more scrape of every pod.
+  await new Promise((r) => setTimeout(r, 4_000));
+
+  const window = slotsBetween('tick', started - 2_000, done);
+  const slotGaps = gaps(window.map((j) => j.slotMs));
+  const missing = slotGaps.reduce((n, g) => n + g / 1_000 - 1, 0);
+  const largest = Math.max(...gaps(window.map((j) => j.arrivedMs)));
+  const missedAfter = await missedTotal();
+  t.diagnostic(`rolling update ${done - started} ms; ${window.length} Jobs; largest gap between Jobs ${largest} ms; slots without a Job ${missing}; secondcron_triggers_missed_total +${missedAfter - missedBefore}`);
+  assert.deepEqual(watcher.duplicates(), [], 'no slot created twice');
+  assert.equal(missedAfter - missedBefore, missing, 'every slot without a Job is counted as missed');
+});
+
+test('the projected token is read again: a token swapped the way the kubelet swaps it is used', async () => {
+  const leader = await leaderPod();
+  const follower = (await operatorPods()).find((p) => p.metadata.name !== leader);
+  assert.ok(follower, 'a follower');
+  // An identity with no permissions: the apiserver names it in every refusal, so its name in the
+  // follower's log proves the new file is what the follower sends.
+  await kubectlOk(['create', 'serviceaccount', 'e2e-swapped', '-n', ns.name]);
+  const token = (await kubectlOk(['create', 'token', 'e2e-swapped', '-n', ns.name, '--duration=10m'])).trim();
+  const identity = `system:serviceaccount:${ns.name}:e2e-swapped`;
+  assert.ok(!(await logs(follower.metadata.name)).includes(identity));
+  const restore = swapProjectedToken(projectedTokenDir(clusterDir(), follower.metadata.uid), token);
+  try {
+    await eventually(`${follower.metadata.name} sending the swapped token`, async () =>
+      ((await logs(follower.metadata.name)).includes(identity) ? true : undefined), { timeoutMs: TOKEN_REREAD_MS, intervalMs: 1_000 });
+  } finally {
+    restore();
+  }
+});
+
+test('SIGTERM during start-up (before the caches sync) ends the pod promptly', async (t) => {
+  // The chart's own pod, pointed at a Service address nothing answers: its caches never sync.
+  const deploy = JSON.parse(await kubectlOk(['get', 'deployment', FULLNAME, '-n', ns.name, '-o', 'json'])) as {
+    spec: { template: { spec: { containers: { env?: { name: string }[] }[] } } };
+  };
+  const spec = deploy.spec.template.spec;
+  const container = spec.containers[0];
+  assert.ok(container, 'the chart has an operator container');
+  container.env = [...(container.env ?? []), { name: 'KUBERNETES_SERVICE_HOST', value: '10.96.255.254' }, { name: 'KUBERNETES_SERVICE_PORT', value: '443' }] as { name: string }[];
+  const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'e2e-startup', namespace: ns.name, labels: { app: 'e2e-startup' } }, spec };
+  await kubectlOk(['apply', '-f', '-'], { input: JSON.stringify(pod) });
+  await eventually('the stuck pod started', async () => {
+    const out = await kubectl(['logs', '-n', ns.name, 'e2e-startup', '-c', 'operator']);
+    return out.code === 0 && out.stdout.includes('"msg":"starting"') ? true : undefined;
+  }, { timeoutMs: 60_000, intervalMs: 500 });
+  await new Promise((r) => setTimeout(r, 2_000));
+  const state = JSON.parse(await kubectlOk(['get', 'pod', 'e2e-startup', '-n', ns.name, '-o', 'json'])) as Pod;
+  assert.equal(isReady(state), false, 'still starting: not Ready');
+  const t0 = Date.now();
+  await kubectlOk(['delete', 'pod', 'e2e-startup', '-n', ns.name, '--wait=true', '--timeout=90s'], { timeoutMs: 100_000 });
+  const elapsed = Date.now() - t0;
+  t.diagnostic(`pod gone ${elapsed} ms after the delete (grace period ${GRACE_SECONDS} s)`);
+  assert.ok(elapsed < 10_000, `ended in ${elapsed} ms, not after the ${GRACE_SECONDS} s grace period`);
+});
