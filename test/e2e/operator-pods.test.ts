@@ -29,8 +29,8 @@ const LEASE = 'secondcron-leader';
 /** The chart's defaults, which this test keeps. */
 const RETRY_MS = 2_000;
 const GRACE_SECONDS = 30;
-/** client-go re-reads a token file at least once a minute; 15 s more for a loaded machine. */
-const TOKEN_REREAD_MS = 75_000;
+/** client-go re-reads a token file once a minute; a follower asks for the Lease every retry period (with jitter up to 4.4 s); 30 s more for a loaded machine. */
+const TOKEN_REREAD_MS = 90_000;
 
 /** The chart's image values for `repository:tag` (what `make image` prints). */
 function chartImage(ref: string): { repository: string; tag: string } {
