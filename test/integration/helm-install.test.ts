@@ -18,7 +18,7 @@ import { startCluster, type Cluster } from '../cluster/cluster.js';
 import { OperatorProcess } from '../cluster/operator-process.js';
 import { prometheusOperatorCrds } from '../cluster/prometheus-operator-crds.js';
 import { eventually } from './helpers/eventually.js';
-import { CHART_DIR, helm, helmOk, type Manifest, parseManifests, valuesFile } from './helpers/helm.js';
+import { CHART_DIR, helm, helmOk, type Manifest, parseManifests, renderChart, valuesFile } from './helpers/helm.js';
 import { withReleaseDiagnostics } from './helpers/helm-diagnostics.js';
 import { type Access, canI, describeAccess, serviceAccountKubeconfig, serviceAccountUser } from './helpers/helm-rbac.js';
 import { scjManifest } from './helpers/scj.js';
@@ -292,6 +292,40 @@ describe('helm install / upgrade / uninstall on a real API server', () => {
     for (const plural of ['servicemonitors', 'prometheusrules']) {
       await kubectlOk(['wait', '--for=condition=established', `crd/${plural}.monitoring.coreos.com`, '--timeout=30s']);
     }
+    // Every monitoring knob at once (HTTPS with a CA Secret, relabelings, rule edits) must pass the
+    // real schemas too: a server-side dry run of what the chart renders for them.
+    const monitoring = (
+      await renderChart({
+        release: RELEASE,
+        namespace: RELEASE_NS,
+        values: {
+          metrics: {
+            secure: true,
+            certSecret: 'metrics-tls',
+            serviceMonitor: {
+              enabled: true,
+              interval: '1m30s',
+              scrapeTimeout: '20s',
+              annotations: { note: 'x' },
+              relabelings: [{ action: 'replace', sourceLabels: ['__meta_kubernetes_pod_node_name'], targetLabel: 'node' }],
+              metricRelabelings: [{ action: 'drop', sourceLabels: ['__name__'], regex: 'nodejs_gc_.*' }],
+            },
+            prometheusRule: {
+              enabled: true,
+              disabled: { SecondCronReplicaDown: true },
+              alertLabels: { team: 'platform' },
+              additionalRules: [{ record: 'secondcron:jobs_created:rate5m', expr: 'sum(rate(secondcron_jobs_created_total[5m]))' }],
+            },
+          },
+        },
+      })
+    ).filter((d) => d.kind === 'ServiceMonitor' || d.kind === 'PrometheusRule');
+    assert.equal(monitoring.length, 2);
+    for (const doc of monitoring) await kubectlOk(['apply', '--dry-run=server', '-f', '-'], JSON.stringify(doc));
+    const bad = { ...monitoring.find((d) => d.kind === 'ServiceMonitor'), spec: { endpoints: [{ port: 'metrics', interval: '30s1m' }], selector: {} } };
+    const refused = await cluster.kubectl(['apply', '--dry-run=server', '-f', '-'], { input: JSON.stringify(bad) });
+    assert.notEqual(refused.code, 0, 'the CRD refuses an interval the chart schema refuses too');
+    assert.match(refused.stderr, /interval/);
     const values = valuesFile({
       replicaCount: 2,
       watchNamespaces: [USER_NS],
