@@ -23,6 +23,7 @@ import { type MetricsOptions, serveHealth, serveMetrics } from './http/servers.j
 import { inClusterNamespace, loadConnection } from './kube/connection.js';
 import { Reflector } from './kube/reflector.js';
 import { KubeRest } from './kube/rest.js';
+import { userAgent } from './kube/user-agent.js';
 import { TokenBucket } from './kube/token-bucket.js';
 import { type Logger, createLogger } from './log.js';
 import { installShutdownSignals } from './signals.js';
@@ -66,8 +67,11 @@ async function main(): Promise<void> {
   metrics.buildInfo.set({ version: build.version, commit: build.commit }, 1);
 
   const connection = await loadConnection(cfg.kubeconfig, { warn: (message, err) => log.warn(message, { err }) });
-  const rest = new KubeRest(connection, { observer: { onResponse: (verb, code) => metrics.apiRequests.inc({ verb, code }) } });
   const identity = cfg.identity ?? makeIdentity(process.env.POD_NAME ?? hostname(), random);
+  const rest = new KubeRest(connection, {
+    observer: { onResponse: (verb, code) => metrics.apiRequests.inc({ verb, code }) },
+    userAgent: userAgent(build.version, identity),
+  });
   log.info('starting', { version: build.version, commit: build.commit, identity, namespaces: cfg.namespaces.length ? cfg.namespaces : 'all', server: connection.server, credentials: connection.source });
 
   const elector = cfg.leaderElect

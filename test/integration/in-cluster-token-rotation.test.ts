@@ -96,6 +96,10 @@ test('in-cluster: a kubelet-style token rotation with the old token revoked at o
 
   await applyScj(ns.name, 'every-second', { intervalSeconds: 1 });
   await eventually('Jobs every second', async () => ((await listJobs(ns.name, 'every-second')).length >= 3 ? true : undefined), { timeoutMs: 30_000 });
+  // The API server names the field manager of a write after the User-Agent's product part.
+  const job = JSON.parse(await kubectlOk(['get', 'jobs', '-n', ns.name, '-o', 'json', '--show-managed-fields'])) as { items: { metadata: { managedFields?: { manager: string; subresource?: string }[] } }[] };
+  const creators = (job.items[0]?.metadata.managedFields ?? []).filter((f) => !f.subresource).map((f) => f.manager);
+  assert.deepEqual(creators, ['secondcron'], 'Jobs are written with User-Agent secondcron/<version> (<identity>)');
 
   // Rotate: new token in place first (as the kubelet does, well before expiry), then the old one revoked.
   const second = await boundToken(ns.name, 'token-2');
