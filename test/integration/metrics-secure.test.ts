@@ -8,6 +8,7 @@ import { request } from 'node:https';
 import type { TLSSocket } from 'node:tls';
 import { after, before, describe, test } from 'node:test';
 
+import { installCrd } from '../cluster/crd.js';
 import { type TestNamespace, kubectl, kubectlOk, uniqueNamespace } from './helpers/cluster-env.js';
 import { eventually } from './helpers/eventually.js';
 import { type OperatorProcess, startOperator } from './helpers/operator.js';
@@ -55,7 +56,7 @@ describe('metrics served securely (--metrics-secure)', { timeout: 180_000 }, () 
   };
 
   before(async () => {
-    await kubectlOk(['apply', '-f', 'config/crd/secondcronjobs.secondcron.io.yaml']);
+    await installCrd(kubectl);
     ns = await uniqueNamespace('metrics-secure');
     for (const sa of ['prometheus', 'nobody']) await kubectlOk(['create', 'serviceaccount', sa, '-n', ns.name]);
     // What the chart creates as <release>-metrics-reader, bound to Prometheus' ServiceAccount.

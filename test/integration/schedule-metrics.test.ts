@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 
 import { SCHEDULE_METRIC_NAMES } from '../../src/metrics/schedule-gauges.js';
+import { installCrd } from '../cluster/crd.js';
 import { type TestNamespace, kubectl, kubectlOk, uniqueNamespace } from './helpers/cluster-env.js';
 import { eventually } from './helpers/eventually.js';
 import { type OperatorProcess, startReplicas } from './helpers/operator.js';
@@ -72,8 +73,7 @@ describe('per-schedule gauges and alerts on a real Prometheus', { timeout: 420_0
     [...operators.map((o) => `--- ${o.identity} log tail ---\n${o.logs(15)}`), `--- prometheus ---\n${prom?.logTail(10) ?? ''}`].join('\n');
 
   before(async () => {
-    await kubectlOk(['apply', '-f', 'config/crd/secondcronjobs.secondcron.io.yaml']);
-    await kubectlOk(['wait', '--for=condition=established', 'crd/secondcronjobs.secondcron.io', '--timeout=30s']);
+    await installCrd(kubectl);
     ns = await uniqueNamespace('schedule-metrics');
     operators = await startReplicas(REPLICAS, ns.name);
 
