@@ -13,6 +13,10 @@ RUN npm ci --no-audit --no-fund --ignore-scripts
 COPY tsconfig.base.json tsconfig.json ./
 COPY src ./src
 RUN npx tsc -p tsconfig.json
+# The git commit for --version, the first log line and secondcron_build_info (make image passes it;
+# there is no .git in the build context).
+ARG COMMIT=unknown
+RUN printf '{"commit":"%s"}\n' "$COMMIT" > dist/build-info.json
 
 FROM ${NODE_IMAGE} AS runtime
 ENV NODE_ENV=production

@@ -31,7 +31,7 @@ trust=()
 host_ca=/etc/ssl/certs/ca-certificates.crt
 [ ! -f "$host_ca" ] || trust=(--volume "$host_ca:$host_ca:ro")
 bah build --isolation chroot --network host --layers --force-rm --pull=never "${trust[@]}" \
-  --build-arg "NODE_IMAGE=$base" --iidfile "$iidfile" -f "$root/Dockerfile" "$root" >&2
+  --build-arg "NODE_IMAGE=$base" --build-arg "COMMIT=$(git -C "$root" rev-parse --short=12 HEAD 2>/dev/null || echo unknown)" --iidfile "$iidfile" -f "$root/Dockerfile" "$root" >&2
 id=$(sed 's/^sha256://' "$iidfile")
 tag=$version-${id:0:12}
 ref=$REPOSITORY:$tag
