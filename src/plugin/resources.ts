@@ -16,9 +16,12 @@ export async function call<T>(rest: KubeRest, fn: () => Promise<T>): Promise<T> 
   try {
     return await fn();
   } catch (err) {
-    if (err instanceof ApiError) throw new PluginError(describeApiError(err, rest.server));
-    throw err;
+    throw asPluginError(err, rest);
   }
+}
+
+export function asPluginError(err: unknown, rest: KubeRest): unknown {
+  return err instanceof ApiError ? new PluginError(describeApiError(err, rest.server)) : err;
 }
 
 export function getSecondCronJob(rest: KubeRest, namespace: string, name: string): Promise<SecondCronJob> {

@@ -5,7 +5,7 @@ import { buildManualJob } from '../../controller/job-builder.js';
 import { isAlreadyExists } from '../../kube/api-error.js';
 import type { PluginContext } from '../context.js';
 import { PluginError } from '../errors.js';
-import { FIELD_MANAGER, call, getSecondCronJob } from '../resources.js';
+import { FIELD_MANAGER, asPluginError, getSecondCronJob } from '../resources.js';
 
 export async function runCommand(cmd: { resource: string }, ctx: PluginContext): Promise<void> {
   const { rest, namespace } = await ctx.target();
@@ -19,7 +19,7 @@ export async function runCommand(cmd: { resource: string }, ctx: PluginContext):
       ctx.out(`job.batch/${created.metadata.name} created`);
       return;
     } catch (err) {
-      if (!isAlreadyExists(err) || attempt >= 2) return call(rest, () => Promise.reject(err));
+      if (!isAlreadyExists(err) || attempt >= 2) throw asPluginError(err, rest);
     }
   }
 }

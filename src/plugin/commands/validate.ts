@@ -11,7 +11,7 @@ import type { KubeRest } from '../../kube/rest.js';
 import type { PluginContext } from '../context.js';
 import { PluginError, describeApiError } from '../errors.js';
 import { readResources } from '../manifests.js';
-import { FIELD_MANAGER, scjPath } from '../resources.js';
+import { FIELD_MANAGER, asPluginError, scjPath } from '../resources.js';
 
 interface Finding {
   check: 'Schedule' | 'Resource' | 'JobTemplate';
@@ -43,8 +43,9 @@ async function judge(rest: KubeRest, fromFile: SecondCronJob, nowMs: number): Pr
   try {
     admitted = await dryRunWrite(rest, fromFile);
   } catch (err) {
-    if (!(err instanceof ApiError) || err.status === 0 || err.status >= 500) throw wrap(err, rest);
-    if (err.status === 404) throw new PluginError(`the SecondCronJob CRD is not installed in this cluster (${describeApiError(err, rest.server)})`);
+    if (!(err instanceof ApiError) || err.status === 0 || err.status >= 500) throw asPluginError(err, rest);
+    // 404 for the collection itself (not for a missing namespace, which is a finding).
+    if (err.status === 404 && /could not find the requested resource/.test(err.serverMessage ?? '')) throw new PluginError(`the SecondCronJob CRD is not installed in this cluster (${describeApiError(err, rest.server)})`);
     findings.push({ check: 'Resource', message: err.serverMessage ?? err.message });
   }
   const scj = admitted ?? {
@@ -60,7 +61,7 @@ async function judge(rest: KubeRest, fromFile: SecondCronJob, nowMs: number): Pr
       const verdict = await dryRunJob(rest, scj, nowMs);
       if (!verdict.ok) findings.push({ check: 'JobTemplate', message: `${verdict.reason}: ${verdict.message}` });
     } catch (err) {
-      throw wrap(err, rest);
+      throw asPluginError(err, rest);
     }
   }
   return { findings, describe };
@@ -84,6 +85,3 @@ async function dryRunWrite(rest: KubeRest, scj: SecondCronJob): Promise<SecondCr
   return rest.request<SecondCronJob>({ verb: 'update', path: scjPath(namespace, scj.metadata.name), body, query });
 }
 
-function wrap(err: unknown, rest: KubeRest): unknown {
-  return err instanceof ApiError ? new PluginError(describeApiError(err, rest.server)) : err;
-}
