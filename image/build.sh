@@ -40,9 +40,9 @@ bah tag "$id" "$ref"
 mkdir -p "$cache_root/images"
 archive=$cache_root/images/secondcron-$tag.oci.tar
 if [ ! -s "$archive" ]; then
-  # A RUN step can fail and still exit 0 (npm 10's "Exit handler never called!" on a network
-  # error does): the layer cache would then serve the broken layer to every later build. The
-  # entrypoint loads every module for --help, so a missing dependency fails here.
+  # A RUN step that fails but exits 0 (npm 10.8's `npm ci` did on a network error) leaves a broken
+  # layer that the cache would serve to every later build. The entrypoint loads every module for
+  # --help, so a missing dependency fails here, and the cache is cleared.
   step "smoke check: node dist/main.js --help as 65532"
   container=$(bah from --pull=never --quiet "$id")
   if ! bah run --isolation chroot --user 65532:65532 "$container" -- node dist/main.js --help >/dev/null; then

@@ -15,9 +15,11 @@ SUITE=trixie
 MIRROR=http://deb.debian.org/debian
 SECURITY=http://deb.debian.org/debian-security
 PACKAGES=nodejs,ca-certificates
-# The npm that node 20.19's own release ships.
-NPM_VERSION=10.8.2
-NPM_INTEGRITY=sha512-x/AIjFIKRllrhcb48dqUNAAZl0ig9+qMuN91RpZo3Cb2+zuibfh+KISl6+kVVyktDz230JKc208UkQwwMqyB+w==
+# The last npm 10. Not 10.8.2, which node 20.19 ships: its `npm ci` exits 0 when the registry is
+# unreachable ("Exit handler never called!"), so the build went on and the layer cache kept an empty
+# node_modules; 10.9.9 exits 1 there (both tried here, with the TLS trust missing).
+NPM_VERSION=10.9.9
+NPM_INTEGRITY=sha512-1g+6jLQvaIuB4zwvHL7yrXuXcWZwDsCtBX8bbWDqbvJSSr9nPiDDWTHNgwXR27iIcTTW7v3A57hDW9RYv2W4Yg==
 
 key=$(grep -v '^[[:space:]]*#' "$0" | sha256sum | cut -c1-12)
 ref=localhost/secondcron-node-base:$SUITE-$key

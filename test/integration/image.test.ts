@@ -140,6 +140,25 @@ describe('the image built by make image', () => {
     }
   });
 
+  test('npm ci in the image fails (not exit 0) when the registry is unreachable', async () => {
+    assert.ok(built, 'the build test ran first');
+    // npm 10.8.2 exited 0 here ("Exit handler never called!"): buildah went on and its layer cache
+    // kept the step's broken result for every later build. Run with buildah on the built image.
+    const buildah = join(REPO_ROOT, 'image', 'buildah.sh');
+    const from = await runCommand(buildah, ['from', '--pull=never', '--quiet', built.ref]);
+    assert.equal(from.code, 0, from.stderr);
+    const container = from.stdout.trim();
+    try {
+      const res = await runCommand(buildah, [
+        'run', '--isolation', 'chroot', '--network', 'host', '--user', '0:0', container, '--',
+        'npm', 'ci', '--registry=http://127.0.0.1:9/', '--fetch-retries=0', '--no-audit', '--no-fund', '--ignore-scripts',
+      ], { timeoutMs: 300_000 });
+      assert.notEqual(res.code, 0, `npm ci against a closed port exited 0:\n${res.stdout}${res.stderr}`);
+    } finally {
+      await runCommand(buildah, ['rm', container]);
+    }
+  });
+
   test('as a container: PID 1, uid/gid 65532 with no extra groups, read-only root, WorkingDir /app', async () => {
     const probe = `const fs = require('node:fs');
       const write = (p) => { try { fs.writeFileSync(p, 'x'); return 'written'; } catch (e) { return e.code; } };
