@@ -5,15 +5,16 @@ import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 
+
 import { buildInfo, versionLine } from './build-info.js';
 import { createSystemTimers, systemMonotonicClock, systemWallClock } from './clock/index.js';
 import { ConfigError, type Config, helpText, parseConfig } from './config.js';
 import { type SecondCronJob, type Job, LABEL_OWNER, collectionPath, jobsPath } from './controller/api.js';
 import { type Cache, Controller, type Leadership } from './controller/controller.js';
 import { EventRecorder } from './controller/events.js';
+import { FencedRest } from './controller/fenced-rest.js';
 import { JobCreator } from './controller/job-creator.js';
 import { slimJob, slimSecondCronJob } from './controller/slim.js';
-import { StatusWriter } from './controller/status-writer.js';
 import { WritePriority } from './controller/write-priority.js';
 import { LeaderElector, makeIdentity } from './election/index.js';
 import { KubeLeaseStore } from './election/kube-lease-store.js';
@@ -26,10 +27,10 @@ import { KubeRest } from './kube/rest.js';
 import { userAgent } from './kube/user-agent.js';
 import { TokenBucket } from './kube/token-bucket.js';
 import { type Logger, createLogger } from './log.js';
+import { Manager } from './manager.js';
 import { installShutdownSignals } from './signals.js';
 import { Metrics } from './metrics/metrics.js';
 import { ScheduleGauges } from './metrics/schedule-gauges.js';
-import { Scheduler } from './scheduler/index.js';
 
 const SCHEDULER_MAX_SLEEP_MS = 5_000;
 // A safety net only: every change that matters is event-driven or retried on its own timer. With
@@ -74,6 +75,7 @@ async function main(): Promise<void> {
   });
   log.info('starting', { version: build.version, commit: build.commit, identity, namespaces: cfg.namespaces.length ? cfg.namespaces : 'all', server: connection.server, credentials: connection.source });
 
+  const manager = new Manager({ log, stopTimeoutMs: cfg.shutdownTimeoutMs });
   const elector = cfg.leaderElect
     ? new LeaderElector({
         identity,
@@ -86,64 +88,13 @@ async function main(): Promise<void> {
         renewDeadlineMs: cfg.renewDeadlineMs,
         retryPeriodMs: cfg.retryPeriodMs,
         hooks: {
-          onStartedLeading: () => {
-            log.info('started leading', { identity });
-            metrics.leader.set(1);
-            metrics.leaderTransitions.inc({ direction: 'started' });
-            controller.startedLeading();
-          },
-          onStoppedLeading: () => {
-            log.warn('stopped leading', { identity });
-            metrics.leader.set(0);
-            metrics.leaderTransitions.inc({ direction: 'stopped' });
-          },
+          ...manager.leaderHooks,
           onNewLeader: (leader) => log.info('leader observed', { leader: leader || '(none)' }),
           onError: (err, operation) => log.warn('lease operation failed', { operation, err }),
         },
       })
     : undefined;
-  const leadership: Leadership = elector
-    ? { isLeader: () => elector.isLeader(), isLeaderFresh: () => elector.isLeaderFresh() }
-    : { isLeader: () => true, isLeaderFresh: () => true };
-
-  const scheduler: Scheduler = new Scheduler({
-    mono,
-    wall,
-    timers,
-    maxSleepMs: SCHEDULER_MAX_SLEEP_MS,
-    onFire: (fire) => controller.onFire(fire),
-    onClockStep: (deltaMs) => {
-      metrics.clockSteps.inc();
-      log.warn('wall clock stepped; slots recomputed', { deltaMs: Math.round(deltaMs) });
-    },
-    onError: (err: unknown) => log.error('scheduler callback failed', { err: err instanceof Error ? err : String(err) }),
-  });
-  const priority = new WritePriority(timers);
-  const creator = new JobCreator({
-    rest,
-    maxConcurrent: cfg.maxConcurrentCreates,
-    bucket: new TokenBucket(cfg.qps, cfg.burst, mono),
-    wall,
-    timers,
-    random,
-    metrics,
-    fence: () => leadership.isLeaderFresh(),
-    priority,
-  });
-  const controller: Controller = new Controller({
-    rest,
-    scheduler,
-    creator,
-    events: new EventRecorder(rest, wall, log.child({ component: 'events' }), identity, priority, () => metrics.eventsDropped.inc()),
-    metrics,
-    leadership,
-    priority,
-    wall,
-    mono,
-    timers,
-    log,
-  });
-  const statusWriter = new StatusWriter(rest, controller, mono, timers, log.child({ component: 'status' }), priority);
+  const leadership: Leadership = elector ?? { isLeader: () => true, fenceRemainingMs: () => Number.POSITIVE_INFINITY };
 
   const namespaces: (string | undefined)[] = cfg.namespaces.length ? cfg.namespaces : [undefined];
   const reflectorBase = { rest, log, mono, timers, random };
@@ -155,20 +106,6 @@ async function main(): Promise<void> {
         path: collectionPath(ns),
         onFailure: () => metrics.watchRestarts.inc({ resource: 'secondcronjobs' }),
         transform: slimSecondCronJob,
-        handler: {
-          added: (o) => {
-            scheduleGauges?.set(o);
-            controller.scjChanged(o);
-          },
-          updated: (_old, o) => {
-            scheduleGauges?.set(o);
-            controller.scjChanged(o);
-          },
-          deleted: (o) => {
-            scheduleGauges?.delete(o);
-            controller.scjDeleted(o);
-          },
-        },
       }),
   );
   const jobReflectors = namespaces.map(
@@ -180,22 +117,49 @@ async function main(): Promise<void> {
         labelSelector: LABEL_OWNER,
         onFailure: () => metrics.watchRestarts.inc({ resource: 'jobs' }),
         transform: slimJob,
-        handler: {
-          added: (o) => controller.jobChanged(undefined, o),
-          updated: (old, o) => controller.jobChanged(old, o),
-          deleted: (o) => controller.jobDeleted(o),
-        },
       }),
   );
-  controller.attach(mergedCache(scjReflectors), statusWriter);
+
+  const priority = new WritePriority(timers);
+  const creator = new JobCreator({
+    rest,
+    maxConcurrent: cfg.maxConcurrentCreates,
+    bucket: new TokenBucket(cfg.qps, cfg.burst, mono),
+    wall,
+    timers,
+    random,
+    metrics,
+    fenceRemainingMs: () => leadership.fenceRemainingMs(),
+    priority,
+  });
+  const controller = new Controller({
+    rest,
+    scjs: mergedCache(scjReflectors),
+    creator,
+    events: new EventRecorder(new FencedRest(rest, () => leadership.fenceRemainingMs()), wall, log.child({ component: 'events' }), identity, priority, () => metrics.eventsDropped.inc()),
+    metrics,
+    leadership,
+    priority,
+    wall,
+    mono,
+    timers,
+    random,
+    log,
+    schedulerMaxSleepMs: SCHEDULER_MAX_SLEEP_MS,
+  });
+  for (const r of scjReflectors) r.addEventHandler(controller.scjEvents);
+  if (scheduleGauges) {
+    for (const r of scjReflectors) {
+      r.addEventHandler({ added: (o) => scheduleGauges.set(o), updated: (_old, o) => scheduleGauges.set(o), deleted: (o) => scheduleGauges.delete(o) });
+    }
+  }
+  for (const r of jobReflectors) r.addEventHandler(controller.jobEvents);
   metrics.scheduleCounts = () => controller.counts();
 
-  const allReflectors = [...jobReflectors, ...scjReflectors];
-  const synced = (): boolean => allReflectors.every((r) => r.hasSynced);
   let schedulerStarted = false; // before the first sync there is no loop to judge
   const schedulerStall = (): string | undefined => {
     if (!schedulerStarted) return undefined;
-    const idle = mono.nowMs() - scheduler.lastWakeMonoMs();
+    const idle = mono.nowMs() - controller.scheduler.lastWakeMonoMs();
     return idle > 6 * SCHEDULER_MAX_SLEEP_MS ? `scheduler loop has not woken for ${Math.round(idle / 1000)} s` : undefined;
   };
   const metricsServer = await serveMetrics(cfg.metricsPort, metrics.registry, {
@@ -208,40 +172,53 @@ async function main(): Promise<void> {
       { name: 'leader-lease', run: () => (elector && !elector.healthy() ? 'leader has not renewed its Lease within the lease duration' : undefined) },
     ],
     readyz: [
-      { name: 'caches', run: () => (synced() ? undefined : 'caches not synced yet') },
+      { name: 'caches', run: () => (manager.cachesSynced ? undefined : 'caches not synced yet') },
       { name: 'scheduler', run: schedulerStall },
     ],
   });
   log.info('serving', { metricsPort: metricsServer.port, healthPort: healthServer.port });
 
   // Jobs first: when SecondCronJobs arrive, their Jobs are already known (catch-up needs them).
-  for (const r of jobReflectors) r.start();
-  await waitFor(() => jobReflectors.every((r) => r.hasSynced));
-  for (const r of scjReflectors) r.start();
-  await waitFor(synced);
-  scheduler.start();
-  schedulerStarted = true;
-  if (elector) elector.start();
-  else {
-    metrics.leader.set(1); // the only scheduler: alerts on "no leader" must not fire
-    metrics.leaderTransitions.inc({ direction: 'started' });
-    controller.startedLeading();
-  }
-  const resync = setInterval(() => controller.resync(), RESYNC_MS);
+  manager.addCacheStage(jobReflectors);
+  manager.addCacheStage(scjReflectors);
+  // Stopped in reverse: the scheduler first, then resync, then in-flight creates, then reconciles.
+  manager.add({ name: 'controller', start: () => {}, stop: () => controller.shutDown() });
+  manager.add({ name: 'job creator', start: () => {}, stop: () => creator.drain() });
+  let resync: NodeJS.Timeout | undefined;
+  manager.add({ name: 'resync', start: () => (resync = setInterval(() => controller.resync(), RESYNC_MS)), stop: () => clearInterval(resync) });
+  manager.add({
+    name: 'scheduler',
+    start: () => {
+      controller.scheduler.start();
+      schedulerStarted = true;
+    },
+    stop: () => controller.scheduler.stop(),
+  });
+  manager.addLeaderOnly({
+    name: 'leader metrics',
+    start: () => {
+      log.info('started leading', { identity });
+      metrics.leader.set(1);
+      metrics.leaderTransitions.inc({ direction: 'started' });
+    },
+    stop: () => {
+      log.warn('stopped leading', { identity });
+      metrics.leader.set(0);
+      metrics.leaderTransitions.inc({ direction: 'stopped' });
+    },
+  });
+  manager.addLeaderOnly({ name: 'controller (leader)', start: () => controller.startedLeading(), stop: () => {} });
 
+  await manager.syncCaches();
+  // Until now a signal exits at once (nothing held); from here on it stops everything in order.
   signals.onShutdown(async (signal) => {
     log.info('shutting down', { signal });
-    clearInterval(resync);
-    scheduler.stop();
-    await Promise.race([creator.drain(), sleep(cfg.shutdownTimeoutMs)]);
-    if (elector) {
-      await elector.release().catch((err: unknown) => log.warn('lease release failed', { err: err instanceof Error ? err : String(err) }));
-      log.info('lease released', { identity });
-    }
-    for (const r of allReflectors) r.stop();
+    await manager.stop();
+    if (elector) log.info('lease released', { identity });
     await Promise.all([metricsServer.close(), healthServer.close()]);
     log.info('stopped');
   });
+  manager.startRunnables(elector);
 }
 
 /** The serving certificate (mounted, or self-signed now like kubebuilder's default) and the authorizer. */
@@ -273,14 +250,6 @@ function mergedCache<T extends SecondCronJob>(reflectors: Reflector<T>[]): Cache
       for (const r of reflectors) yield* r.list();
     },
   };
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, ms));
-}
-
-async function waitFor(cond: () => boolean): Promise<void> {
-  while (!cond()) await sleep(50);
 }
 
 main().catch((err: unknown) => {

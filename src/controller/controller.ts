@@ -1,15 +1,15 @@
 // The SecondCronJob controller. Every replica keeps its caches and scheduler warm; only the leader
-// writes (Jobs, status, finalizers, Events). Slots fire from the scheduler's single timer; catch-up
-// after a failover or restart follows the missed-slot rule.
-import pLimit from 'p-limit';
-
+// writes (Jobs, status, finalizers, Events). Slots fire from the scheduler's single timer straight
+// into the JobCreator; everything else a resource needs (finalizer, template check, history, status)
+// is one reconcile per key on a de-duplicating work queue, retried with per-key backoff.
 import type { MonotonicClock, Timers, WallClock } from '../clock/clock.js';
-import type { Logger } from '../log.js';
-import type { KubeRest } from '../kube/rest.js';
+import { isNotFound } from '../kube/api-error.js';
+import type { ReflectorHandler } from '../kube/reflector.js';
+import type { RestClient } from '../kube/rest.js';
 import { objectKey } from '../kube/types.js';
+import type { Logger } from '../log.js';
 import type { Metrics, MissedReason } from '../metrics/metrics.js';
-import type { CompileResult } from '../schedule/index.js';
-import type { Fire, Scheduler } from '../scheduler/index.js';
+import { type Fire, Scheduler } from '../scheduler/index.js';
 import type { Job, SecondCronJob, SecondCronJobStatus } from './api.js';
 import { findMissedSlots } from './catch-up.js';
 import type { EventSink } from './events.js';
@@ -19,28 +19,32 @@ import { buildJob } from './job-builder.js';
 import type { JobCreator } from './job-creator.js';
 import { JobIndex } from './job-index.js';
 import { isActive, isOwnedBy, jobOutcome, jobSlotMs } from './job-state.js';
-import { slimJob } from './slim.js';
 import { createDeadlineMs, decideFire } from './policy.js';
-import { type ReadyState, desiredStatus, rfc3339 } from './status.js';
+import { type ScheduleRecord, newRecord } from './schedule-record.js';
+import { slimJob } from './slim.js';
+import { type ReadyState, desiredStatus, rfc3339, statusEquals } from './status.js';
+import { writeStatus } from './status-writer.js';
+import { FencedRest, NotLeaderError } from './fenced-rest.js';
 import { compileSecondCronJob, dryRunJob } from './verdict.js';
-import type { StatusWriter } from './status-writer.js';
+import { type ReconcileResult, WorkQueue } from './work-queue.js';
 import type { WritePriority } from './write-priority.js';
 
 export interface Leadership {
   isLeader(): boolean;
-  /** Fencing: leader AND last renew younger than the renew deadline. */
-  isLeaderFresh(): boolean;
+  /** Fencing: how much longer this replica may write as leader (before its renew deadline); <= 0 = not. */
+  fenceRemainingMs(): number;
 }
 
-/** The read side of the caches; the composition root wires reflectors into it. */
+/** The read side of a cache. */
 export interface Cache<T> {
   get(key: string): T | undefined;
   list(): Iterable<T>;
 }
 
 export interface ControllerDeps {
-  rest: KubeRest;
-  scheduler: Scheduler;
+  rest: RestClient;
+  /** SecondCronJobs as cached by the reflectors. */
+  scjs: Cache<SecondCronJob>;
   creator: JobCreator;
   events: EventSink;
   metrics: Metrics;
@@ -49,211 +53,405 @@ export interface ControllerDeps {
   wall: WallClock;
   mono: MonotonicClock;
   timers: Timers;
+  random: () => number;
   log: Logger;
+  /** Reconciles running at once (finalizers, dry runs, deletions, status patches). */
+  workers?: number;
+  /** Longest the scheduler sleeps between wake-ups (re-checks the wall clock). */
+  schedulerMaxSleepMs?: number;
 }
 
-interface Compiled {
-  uid: string;
-  generation: number | undefined;
-  result: CompileResult;
-}
+// Status is written at most once a second per resource (DESIGN §2 allows 5 s of lag).
+const STATUS_MIN_INTERVAL_MS = 1_000;
+// The old StatusWriter (4) and housekeeping limit (8) together: bounded, so thousands of resources
+// seen at once (a new leader, a restart) cannot flood the API server or starve Job creates.
+const DEFAULT_WORKERS = 12;
 
 export class Controller {
-  private scjs: Cache<SecondCronJob> = { get: () => undefined, list: () => [] };
-  private statusWriter: StatusWriter | undefined;
-  readonly jobs = new JobIndex();
-  private readonly compiled = new Map<string, Compiled>();
-  private readonly badTemplate = new Map<string, { generation: number | undefined; message: string }>();
-  private readonly templateChecked = new Map<string, number | undefined>();
-  private readonly templateJudged = new Map<string, number | undefined>(); // generation with a dry-run verdict
-  private readonly lastScheduled = new Map<string, number>();
-  private readonly busy = new Set<string>(); // finalizing or adding a finalizer
-  private readonly deleting = new Set<string>(); // job uids being deleted
-  // Finalizers, dry runs and deletions: bounded, so thousands of resources seen at once (a new
-  // leader, a restart) cannot flood the API server or starve Job creation of connections.
-  private readonly housekeeping = pLimit(8);
+  readonly scheduler: Scheduler;
+  private readonly jobs = new JobIndex();
+  private readonly records = new Map<string, ScheduleRecord>();
+  private readonly queue: WorkQueue;
+  /** Every write goes through the fence when it is sent. */
+  private readonly writes: FencedRest;
 
-  /** Housekeeping writes: bounded, and after any pending Job creates (WritePriority). */
-  private background<T>(fn: () => Promise<T>): Promise<T> {
-    return this.housekeeping(async () => {
-      await this.d.priority.calm();
-      return fn();
+  constructor(private readonly d: ControllerDeps) {
+    this.writes = new FencedRest(d.rest, () => d.leadership.fenceRemainingMs());
+    this.scheduler = new Scheduler({
+      mono: d.mono,
+      wall: d.wall,
+      timers: d.timers,
+      maxSleepMs: d.schedulerMaxSleepMs,
+      onFire: (fire) => this.onFire(fire),
+      onClockStep: (deltaMs) => {
+        d.metrics.clockSteps.inc();
+        d.log.warn('wall clock stepped; slots recomputed', { deltaMs: Math.round(deltaMs) });
+      },
+      onError: (err, key) => d.log.error('scheduler callback failed', { key, err: err instanceof Error ? err : String(err) }),
     });
-  }
-
-  constructor(private readonly d: ControllerDeps) {}
-
-  attach(scjs: Cache<SecondCronJob>, statusWriter: StatusWriter): void {
-    this.scjs = scjs;
-    this.statusWriter = statusWriter;
+    this.queue = new WorkQueue({
+      reconcile: (key) => this.reconcile(key),
+      workers: d.workers ?? DEFAULT_WORKERS,
+      mono: d.mono,
+      timers: d.timers,
+      random: d.random,
+      onError: (key, err, retryInMs) => d.log.warn('reconcile failed; retrying', { key, err, retryInMs: Math.round(retryInMs) }),
+    });
   }
 
   // ---- cache events -------------------------------------------------------------------------
 
-  scjChanged(scj: SecondCronJob): void {
-    this.reconcile(objectKey(scj));
-  }
+  readonly scjEvents: ReflectorHandler<SecondCronJob> = {
+    added: (scj) => this.queue.add(objectKey(scj)),
+    updated: (_old, scj) => this.queue.add(objectKey(scj)),
+    deleted: (scj) => this.forget(objectKey(scj)),
+  };
 
-  scjDeleted(scj: SecondCronJob): void {
-    const key = objectKey(scj);
-    this.d.scheduler.delete(key);
-    this.compiled.delete(key);
-    this.badTemplate.delete(key);
-    this.templateChecked.delete(key);
-    this.templateJudged.delete(key);
-    this.lastScheduled.delete(key);
-    this.statusWriter?.forget(key);
-  }
+  readonly jobEvents: ReflectorHandler<Job> = {
+    added: (job) => this.jobChanged(undefined, job),
+    updated: (old, job) => this.jobChanged(old, job),
+    deleted: (job) => {
+      const key = this.jobs.remove(job);
+      if (!key) return;
+      this.records.get(key)?.deleting.delete(job.metadata.uid);
+      this.queue.add(key);
+    },
+    relisted: (listStartedMonoMs) => {
+      for (const [key, rec] of this.records) {
+        let dropped = false;
+        for (const [name, e] of rec.expected) {
+          if (e.ackMonoMs >= listStartedMonoMs) continue;
+          rec.expected.delete(name);
+          dropped = true;
+        }
+        if (dropped) this.queue.add(key);
+      }
+    },
+  };
 
-  jobChanged(old: Job | undefined, job: Job): void {
+  private jobChanged(old: Job | undefined, job: Job): void {
     const key = this.jobs.put(job);
-    if (!key || !this.d.leadership.isLeader()) return;
+    if (!key) return;
+    const rec = this.records.get(key);
+    rec?.expected.delete(job.metadata.name);
     if (old && jobOutcome(old) === jobOutcome(job)) return;
-    if (jobOutcome(job) !== undefined) this.pruneHistory(key);
-    this.statusWriter?.markDirty(key);
+    if (rec && jobOutcome(job) !== undefined) rec.pruneDue = true;
+    this.queue.add(key);
   }
 
-  jobDeleted(job: Job): void {
-    const key = this.jobs.remove(job);
-    this.deleting.delete(job.metadata.uid);
-    if (key && this.d.leadership.isLeader()) this.statusWriter?.markDirty(key);
+  /** The one place a schedule's state is dropped. */
+  private forget(key: string): void {
+    this.scheduler.delete(key);
+    this.records.delete(key);
+    this.queue.forget(key);
   }
 
-  // ---- leadership ---------------------------------------------------------------------------
+  // ---- lifecycle ----------------------------------------------------------------------------
 
+  /**
+   * Leader-only work starts: every schedule runs the missed-slot rule and is reconciled. The rule
+   * runs here, synchronously, for every schedule this replica already follows: a slot firing before
+   * a queued catch-up ran would move "decided" past the gap, and the gap would never be counted.
+   */
   startedLeading(): void {
-    for (const scj of this.scjs.list()) {
+    for (const scj of this.d.scjs.list()) {
       const key = objectKey(scj);
-      this.reconcile(key);
-      this.catchUp(key);
+      const rec = this.records.get(key);
+      if (rec && rec.generation === scj.metadata.generation && !scj.spec.suspend && !scj.metadata.deletionTimestamp) {
+        rec.catchUpDue = false;
+        this.catchUp(key, scj, rec);
+      } else if (rec) {
+        rec.catchUpDue = true;
+      }
+      this.queue.add(key);
     }
   }
 
   /** Periodic safety net: re-derive everything from the caches (cheap: no-op writes are skipped). */
   resync(): void {
-    for (const scj of this.scjs.list()) this.reconcile(objectKey(scj));
+    for (const scj of this.d.scjs.list()) this.queue.add(objectKey(scj));
+  }
+
+  /** Stops reconciling and waits for running reconciles. */
+  async shutDown(): Promise<void> {
+    await this.queue.shutDown();
   }
 
   // ---- reconcile ----------------------------------------------------------------------------
 
-  reconcile(key: string): void {
-    const scj = this.scjs.get(key);
-    if (!scj) return;
+  private async reconcile(key: string): Promise<ReconcileResult | void> {
+    const scj = this.d.scjs.get(key);
+    if (!scj) {
+      this.forget(key);
+      return;
+    }
+    const rec = this.record(key, scj);
     const leader = this.d.leadership.isLeader();
     if (scj.metadata.deletionTimestamp) {
-      this.d.scheduler.delete(key);
-      if (leader && hasFinalizer(scj)) void this.finalize(key, scj);
+      this.scheduler.delete(key);
+      if (leader && hasFinalizer(scj)) await this.finalize(key, scj);
       return;
     }
-    if (leader && !hasFinalizer(scj)) void this.ensureFinalizer(key, scj);
+    this.schedule(key, scj, rec, leader);
+    if (!leader) return;
+    // Each step runs even if an earlier one failed (a dry run that timed out must not hold back
+    // history or status); the first failure is rethrown at the end, so the key is retried with backoff.
+    const failures: unknown[] = [];
+    const step = async (fn: () => Promise<unknown>): Promise<void> => {
+      await fn().catch((err: unknown) => void failures.push(err));
+    };
+    if (!hasFinalizer(scj)) await step(() => this.housekeeping(() => addFinalizer(this.writes, scj)));
+    if (rec.compiled.ok) await step(() => this.judgeTemplate(scj, rec));
+    await step(() => this.deleteUnwanted(scj, rec));
+    const result = await this.updateStatus(key, scj, rec);
+    if (failures.length > 0) throw failures[0];
+    return result;
+  }
 
-    const compiled = this.compile(key, scj);
+  private record(key: string, scj: SecondCronJob): ScheduleRecord {
+    let rec = this.records.get(key);
+    if (rec && rec.uid === scj.metadata.uid && rec.generation === scj.metadata.generation) return rec;
+    const compiled = compileSecondCronJob(scj, this.d.wall.nowMs());
     if (!compiled.ok) {
-      this.d.scheduler.delete(key);
-      if (leader) this.statusWriter?.markDirty(key);
+      this.d.log.warn('invalid schedule', { key, reason: compiled.reason, message: compiled.message });
+      if (this.d.leadership.isLeader()) this.d.events.record(scj, 'Warning', compiled.reason, compiled.message);
+    }
+    if (rec && rec.uid === scj.metadata.uid) {
+      // A new generation: recompile and catch up, keep what was learned about slots and Jobs.
+      rec.generation = scj.metadata.generation;
+      rec.compiled = compiled;
+      rec.catchUpDue = true;
+      this.scheduler.delete(key);
+    } else {
+      if (rec) this.forget(key); // same name, new object
+      rec = newRecord(scj, compiled);
+      this.records.set(key, rec);
+    }
+    return rec;
+  }
+
+  /** Keeps the scheduler's entry in line with the spec; the leader runs the missed-slot rule. */
+  private schedule(key: string, scj: SecondCronJob, rec: ScheduleRecord, leader: boolean): void {
+    if (!rec.compiled.ok || scj.spec.suspend) {
+      this.scheduler.delete(key);
       return;
     }
-    if (scj.spec.suspend) {
-      this.d.scheduler.delete(key);
-    } else if (!this.d.scheduler.has(key) || compiled.fresh) {
-      this.d.scheduler.set(key, compiled.source);
-      if (leader && compiled.fresh) this.catchUp(key);
-    }
-    if (leader) {
-      this.checkTemplate(key, scj);
-      this.statusWriter?.markDirty(key);
+    if (!this.scheduler.has(key)) this.scheduler.set(key, rec.compiled.source);
+    if (leader && rec.catchUpDue) {
+      rec.catchUpDue = false;
+      this.catchUp(key, scj, rec);
     }
   }
 
-  private compile(key: string, scj: SecondCronJob): (CompileResult & { fresh: boolean }) {
-    const cached = this.compiled.get(key);
-    if (cached && cached.uid === scj.metadata.uid && cached.generation === scj.metadata.generation) {
-      return { ...cached.result, fresh: false };
+  /** Housekeeping writes wait for pending Job creates (WritePriority); undefined = fenced off. */
+  private async housekeeping<T>(write: () => Promise<T>): Promise<T | undefined> {
+    await this.d.priority.calm();
+    try {
+      return await write();
+    } catch (err) {
+      if (err instanceof NotLeaderError) return undefined; // a new leader reconciles everything again
+      throw err;
     }
-    const result = compileSecondCronJob(scj, this.d.wall.nowMs());
-    this.compiled.set(key, { uid: scj.metadata.uid, generation: scj.metadata.generation, result });
-    if (!result.ok) {
-      this.d.log.warn('invalid schedule', { key, reason: result.reason, message: result.message });
-      if (this.d.leadership.isLeader()) this.d.events.record(scj, 'Warning', result.reason, result.message);
+  }
+
+  private async finalize(key: string, scj: SecondCronJob): Promise<void> {
+    const jobs = await this.housekeeping(async () => {
+      const owned = await listOwnedJobs(this.d.rest, scj);
+      await Promise.all(owned.map((j) => deleteJob(this.writes, j)));
+      await removeFinalizer(this.writes, scj);
+      return owned;
+    });
+    if (jobs === undefined) return;
+    if (jobs.length > 0) this.d.events.record(scj, 'Normal', 'SuccessfulDelete', `Deleted ${jobs.length} job(s) before removing the SecondCronJob`);
+    this.d.log.info('finalized', { key, jobsDeleted: jobs.length });
+  }
+
+  /** Server-side dry run of the Job template once per generation: catches what the CRD schema cannot. */
+  private async judgeTemplate(scj: SecondCronJob, rec: ScheduleRecord): Promise<void> {
+    const generation = scj.metadata.generation;
+    if (rec.templateGeneration === generation) return;
+    // A previous leader already judged this generation: its Ready condition is the verdict. This keeps
+    // a failover (or a restart with thousands of resources) from re-running every dry run.
+    const ready = scj.status?.conditions?.find((c) => c.type === 'Ready');
+    if (ready?.observedGeneration !== undefined && ready.observedGeneration === generation) {
+      rec.templateGeneration = generation;
+      rec.template = ready.reason === 'InvalidJobTemplate' ? { kind: 'invalid', message: ready.message } : { kind: 'valid' };
+      return;
     }
-    return { ...result, fresh: true };
+    // The manifest is built when its turn comes: thousands queued at start-up would otherwise all be in
+    // memory. A timeout or 5xx is no verdict on the template: it throws, and the queue retries with backoff.
+    const verdict = await this.housekeeping(() => dryRunJob(this.writes, scj, this.d.wall.nowMs()));
+    if (verdict === undefined) return;
+    if (verdict.ok) {
+      rec.template = { kind: 'valid' };
+    } else {
+      rec.template = { kind: 'invalid', message: verdict.message };
+      this.d.events.record(scj, 'Warning', verdict.reason, verdict.message);
+    }
+    rec.templateGeneration = generation;
+  }
+
+  /** History limits and concurrencyPolicy Replace. */
+  private async deleteUnwanted(scj: SecondCronJob, rec: ScheduleRecord): Promise<void> {
+    const unwanted: { job: Job; why: string }[] = [...rec.replace.values()].map((job) => ({ job, why: 'concurrencyPolicy Replace' }));
+    rec.replace.clear();
+    if (rec.pruneDue) {
+      rec.pruneDue = false;
+      const owned = this.jobs.jobsOf(objectKey(scj)).filter((j) => isOwnedBy(j, scj) && !rec.deleting.has(j.metadata.uid));
+      const prune = jobsToPrune(owned, scj.spec.successfulJobsHistoryLimit ?? 3, scj.spec.failedJobsHistoryLimit ?? 1);
+      unwanted.push(...prune.map((job) => ({ job, why: 'history limit' })));
+    }
+    for (const { job, why } of unwanted) {
+      if (rec.deleting.has(job.metadata.uid)) continue;
+      rec.deleting.add(job.metadata.uid);
+      try {
+        await this.housekeeping(() => deleteJob(this.writes, job));
+        this.d.events.record(scj, 'Normal', 'SuccessfulDelete', `Deleted job ${job.metadata.name} (${why})`);
+      } catch (err) {
+        rec.deleting.delete(job.metadata.uid);
+        if (why !== 'history limit') rec.replace.set(job.metadata.uid, job);
+        else rec.pruneDue = true;
+        throw err;
+      }
+    }
+  }
+
+  private async updateStatus(key: string, scj: SecondCronJob, rec: ScheduleRecord): Promise<ReconcileResult | void> {
+    // Our own patch not in the cache yet: the cache still holds the version we computed it from. Once
+    // the cache moved on, it is the truth, also when someone else (a previous leader, a human) wrote
+    // status since: a leader elected again must repair it, not trust its memory.
+    const written = rec.lastWrittenStatus;
+    const unchanged = (want: SecondCronJobStatus): boolean =>
+      statusEquals(scj.status, want) || (written !== undefined && written.from === scj.metadata.resourceVersion && statusEquals(written.status, want));
+    if (unchanged(this.desiredStatus(key, scj, rec))) return;
+    const wait = rec.lastStatusWriteMonoMs + STATUS_MIN_INTERVAL_MS - this.d.mono.nowMs();
+    if (wait > 0) return { requeueAfterMs: wait };
+    await this.d.priority.calm();
+    // What is true once the create burst has been acknowledged.
+    const want = this.desiredStatus(key, scj, rec);
+    if (unchanged(want)) return;
+    try {
+      await writeStatus(this.writes, scj, want);
+    } catch (err) {
+      if (isNotFound(err) || err instanceof NotLeaderError) return;
+      throw err;
+    } finally {
+      rec.lastStatusWriteMonoMs = this.d.mono.nowMs();
+    }
+    rec.lastWrittenStatus = { status: want, from: scj.metadata.resourceVersion };
   }
 
   // ---- firing -------------------------------------------------------------------------------
 
-  /** Called by the scheduler on every replica; followers only keep their timers advancing. */
-  onFire(fire: Fire): void {
-    if (!this.d.leadership.isLeader()) return;
+  /**
+   * Called by the scheduler on every replica; followers only keep their timers advancing. A leader
+   * that is no longer fresh (frozen past its renew deadline) counts and creates nothing: the slots
+   * it slept through are another leader's, or its own catch-up's once it leads again.
+   */
+  private onFire(fire: Fire): void {
+    if (!(this.d.leadership.fenceRemainingMs() > 0)) return;
     this.d.metrics.timerLateness.observe(fire.latenessMs / 1000);
-    if (fire.skipped > 0) this.d.metrics.triggersMissed.inc({ reason: 'late' }, fire.skipped);
+    const rec = this.records.get(fire.key);
+    if (fire.skipped > 0) {
+      this.d.metrics.triggersMissed.inc({ reason: 'late' }, fire.skipped);
+      if (rec) this.decided(rec, fire.slotMs - 1);
+    }
     void this.trigger(fire.key, fire.slotMs);
   }
 
-  /** Runs the latest slot that fell due while nobody was scheduling (failover, restart, new spec). */
-  private catchUp(key: string): void {
-    const scj = this.scjs.get(key);
-    const compiled = this.compiled.get(key);
-    if (!scj || !compiled?.result.ok || scj.spec.suspend || scj.metadata.deletionTimestamp) return;
-    const owned = this.jobs.jobsOf(key).filter((j) => isOwnedBy(j, scj));
+  /**
+   * Runs the latest slot that fell due while nobody was scheduling (failover, restart, new spec) and
+   * counts the older ones as missed. Slots are known to be handled up to the newest of: a Job, the
+   * status a leader wrote (nextScheduleTime is the first slot it had not decided), and what this
+   * replica decided itself; slots still queued for a create are counted when they are decided.
+   */
+  private catchUp(key: string, scj: SecondCronJob, rec: ScheduleRecord): void {
+    if (!rec.compiled.ok) return;
+    const owned = this.ownedJobs(key, scj, rec);
     const lastKnown = Math.max(
       Date.parse(scj.metadata.creationTimestamp),
       Date.parse(scj.status?.lastScheduleTime ?? '') || 0,
-      this.lastScheduled.get(key) ?? 0,
+      (Date.parse(scj.status?.nextScheduleTime ?? '') || 0) - 1,
+      rec.lastScheduledMs ?? 0,
+      rec.decidedThroughMs,
       ...owned.map(jobSlotMs).filter((ms) => !Number.isNaN(ms)),
     );
-    const missed = findMissedSlots(compiled.result.source, lastKnown, this.d.wall.nowMs());
+    const missed = findMissedSlots(rec.compiled.source, lastKnown, this.d.wall.nowMs());
     if (!missed) return;
-    if (missed.olderCount > 0) {
-      this.d.metrics.triggersMissed.inc({ reason: 'late' }, missed.olderCount);
-      this.d.events.record(scj, 'Warning', 'MissedSchedule', `${missed.olderCount} slot(s) fell due while no leader was scheduling; only the latest may run`);
+    const queued = [...rec.pending].filter((s) => s > lastKnown && s < missed.latestMs).length;
+    const older = missed.olderCount - queued;
+    if (older > 0) {
+      this.d.metrics.triggersMissed.inc({ reason: 'late' }, older);
+      this.d.events.record(scj, 'Warning', 'MissedSchedule', `${older} slot(s) fell due while no leader was scheduling; only the latest may run`);
     }
-    this.d.log.info('catching up missed slot', { key, slot: rfc3339(missed.latestMs), older: missed.olderCount });
+    this.decided(rec, missed.latestMs - 1);
+    if (rec.pending.has(missed.latestMs)) return; // already on its way
+    this.d.log.info('catching up missed slot', { key, slot: rfc3339(missed.latestMs), older });
     void this.trigger(key, missed.latestMs);
   }
 
+  private decided(rec: ScheduleRecord, slotMs: number): void {
+    rec.decidedThroughMs = Math.max(rec.decidedThroughMs, slotMs);
+  }
+
   private async trigger(key: string, slotMs: number): Promise<void> {
-    const scj = this.scjs.get(key);
-    if (!scj || scj.spec.suspend || scj.metadata.deletionTimestamp) return;
-    const bad = this.badTemplate.get(key);
-    if (bad && bad.generation === scj.metadata.generation) {
+    const scj = this.d.scjs.get(key);
+    const rec = this.records.get(key);
+    if (!scj || !rec || scj.spec.suspend || scj.metadata.deletionTimestamp) return;
+    if (rec.template.kind === 'invalid' && rec.templateGeneration === scj.metadata.generation) {
       this.d.metrics.triggersMissed.inc({ reason: 'error' }); // Ready=False InvalidJobTemplate says why
       return;
     }
-    const active = this.jobs.jobsOf(key).filter((j) => isOwnedBy(j, scj) && isActive(j));
+    const active = this.ownedJobs(key, scj, rec).filter(isActive);
     const decision = decideFire(scj.spec, active, slotMs, this.d.wall.nowMs());
     if (decision.kind === 'skip') {
       this.missed(scj, decision.reason, slotMs);
       return;
     }
-    for (const job of decision.replace) void this.removeJob(scj, job, 'concurrencyPolicy Replace');
+    if (decision.replace.length > 0) {
+      for (const job of decision.replace) rec.replace.set(job.metadata.uid, job);
+      this.queue.add(key);
+    }
     const job = buildJob(scj, slotMs);
-    // A slot already due is never dropped for being queued behind others: it runs late, until its deadline.
+    // A slot already due is never dropped for being queued behind others: it runs late, until its
+    // deadline, unless a newer slot of the same schedule is queued first.
+    rec.pending.add(slotMs);
     const outcome = await this.d.creator.create(job, createDeadlineMs(scj.spec, slotMs));
+    rec.pending.delete(slotMs);
+    if (outcome.result !== 'not_leader') this.decided(rec, slotMs);
     switch (outcome.result) {
       case 'created':
         this.d.metrics.triggerLatency.observe((outcome.ackMs - slotMs) / 1000);
-        this.noteScheduled(key, slotMs);
+        this.noteScheduled(key, rec, slotMs);
         // Seen by Forbid/Replace before the watch event arrives.
-        if (!this.jobs.jobsOf(key).some((j) => j.metadata.name === outcome.job.metadata.name)) this.jobs.put(slimJob(outcome.job));
+        if (!this.jobs.jobsOf(key).some((j) => j.metadata.name === outcome.job.metadata.name)) {
+          rec.expected.set(outcome.job.metadata.name, { job: slimJob(outcome.job), ackMonoMs: this.d.mono.nowMs() });
+        }
         this.d.events.record(scj, 'Normal', 'SuccessfulCreate', `Created job ${outcome.job.metadata.name}`);
         this.d.log.debug('job created', { key, job: outcome.job.metadata.name, latencyMs: outcome.ackMs - slotMs });
         break;
       case 'already_exists':
-        this.noteScheduled(key, slotMs);
+        this.noteScheduled(key, rec, slotMs);
         break;
       case 'error':
         this.d.log.warn('job create failed', { key, slot: rfc3339(slotMs), err: outcome.error });
         this.d.events.record(scj, 'Warning', 'FailedCreate', `Error creating job for slot ${rfc3339(slotMs)}: ${outcome.error.message}`);
         this.missed(scj, 'error', slotMs);
         break;
-      default:
-        this.missed(scj, outcome.result, slotMs);
+      case 'superseded': // a newer slot of this schedule runs instead: only the latest missed slot may run
+        this.missed(scj, 'late', slotMs);
+        break;
+      case 'not_leader':
+        // Not decided here: the next leader's catch-up (maybe ours) counts it if it got no Job.
+        break;
+      case 'deadline':
+        this.missed(scj, 'deadline', slotMs);
     }
   }
 
   private missed(scj: SecondCronJob, reason: MissedReason, slotMs: number): void {
     this.d.metrics.triggersMissed.inc({ reason });
-    this.statusWriter?.markDirty(objectKey(scj)); // nextScheduleTime moved on
+    this.queue.add(objectKey(scj)); // nextScheduleTime moved on
     if (reason === 'deadline') {
       this.d.events.record(scj, 'Warning', 'MissedSchedule', `Missed slot ${rfc3339(slotMs)}: not started within startingDeadlineSeconds`);
     } else if (reason === 'forbid') {
@@ -261,141 +459,55 @@ export class Controller {
     }
   }
 
-  private noteScheduled(key: string, slotMs: number): void {
-    this.lastScheduled.set(key, Math.max(slotMs, this.lastScheduled.get(key) ?? 0));
-    this.statusWriter?.markDirty(key);
+  private noteScheduled(key: string, rec: ScheduleRecord, slotMs: number): void {
+    rec.lastScheduledMs = Math.max(slotMs, rec.lastScheduledMs ?? 0);
+    this.queue.add(key);
   }
 
-  // ---- jobs ---------------------------------------------------------------------------------
-
-  private pruneHistory(key: string): void {
-    const scj = this.scjs.get(key);
-    if (!scj) return;
-    const owned = this.jobs.jobsOf(key).filter((j) => isOwnedBy(j, scj) && !this.deleting.has(j.metadata.uid));
-    const prune = jobsToPrune(owned, scj.spec.successfulJobsHistoryLimit ?? 3, scj.spec.failedJobsHistoryLimit ?? 1);
-    for (const job of prune) void this.removeJob(scj, job, 'history limit');
-  }
-
-  private async removeJob(scj: SecondCronJob, job: Job, why: string): Promise<void> {
-    if (this.deleting.has(job.metadata.uid)) return;
-    this.deleting.add(job.metadata.uid);
-    try {
-      await this.background(() => deleteJob(this.d.rest, job));
-      this.d.events.record(scj, 'Normal', 'SuccessfulDelete', `Deleted job ${job.metadata.name} (${why})`);
-    } catch (err) {
-      this.deleting.delete(job.metadata.uid);
-      this.d.log.warn('job delete failed', { job: job.metadata.name, err });
-    }
-  }
-
-  /** Server-side dry run of the Job template once per generation: catches what the CRD schema cannot. */
-  private checkTemplate(key: string, scj: SecondCronJob): void {
-    if (this.templateChecked.has(key) && this.templateChecked.get(key) === scj.metadata.generation) return;
-    this.templateChecked.set(key, scj.metadata.generation);
-    // A previous leader already judged this generation: its Ready condition is the verdict. This keeps
-    // a failover (or a restart with thousands of resources) from re-running every dry run.
-    const ready = scj.status?.conditions?.find((c) => c.type === 'Ready');
-    if (ready?.observedGeneration !== undefined && ready.observedGeneration === scj.metadata.generation) {
-      this.templateJudged.set(key, scj.metadata.generation);
-      if (ready.reason === 'InvalidJobTemplate') this.badTemplate.set(key, { generation: scj.metadata.generation, message: ready.message });
-      return;
-    }
-    // The manifest is built when its turn comes: thousands queued at start-up would otherwise all be in memory.
-    this.background(() => dryRunJob(this.d.rest, scj, this.d.wall.nowMs()))
-      .then((verdict) => {
-        this.templateJudged.set(key, scj.metadata.generation);
-        if (verdict.ok) {
-          this.badTemplate.delete(key);
-        } else {
-          this.badTemplate.set(key, { generation: scj.metadata.generation, message: verdict.message });
-          this.d.events.record(scj, 'Warning', verdict.reason, verdict.message);
-        }
-        this.statusWriter?.markDirty(key);
-      })
-      .catch(() => {
-        this.templateChecked.delete(key); // not a verdict on the template (timeout, 5xx): ask again soon
-        this.d.timers.set(5_000, () => this.reconcile(key));
-      });
-  }
-
-  private async ensureFinalizer(key: string, scj: SecondCronJob): Promise<void> {
-    if (this.busy.has(key)) return;
-    this.busy.add(key);
-    try {
-      await this.background(() => addFinalizer(this.d.rest, scj));
-    } catch (err) {
-      // Usually a 422 from the patch's test: the cached finalizer list was stale. The watch event that
-      // refreshes it may already have come while this attempt was busy, so retry shortly.
-      this.d.log.debug('finalizer not added yet; retrying', { key, err });
-      this.d.timers.set(1000, () => this.reconcile(key));
-    } finally {
-      this.busy.delete(key);
-    }
-  }
-
-  private async finalize(key: string, scj: SecondCronJob): Promise<void> {
-    if (this.busy.has(key)) return;
-    this.busy.add(key);
-    try {
-      const jobs = await this.background(async () => {
-        const owned = await listOwnedJobs(this.d.rest, scj);
-        await Promise.all(owned.map((j) => deleteJob(this.d.rest, j)));
-        await removeFinalizer(this.d.rest, scj);
-        return owned;
-      });
-      if (jobs.length > 0) this.d.events.record(scj, 'Normal', 'SuccessfulDelete', `Deleted ${jobs.length} job(s) before removing the SecondCronJob`);
-      this.d.log.info('finalized', { key, jobsDeleted: jobs.length });
-    } catch (err) {
-      this.d.log.warn('finalize failed; will retry', { key, err });
-      this.d.timers.set(1000, () => this.reconcile(key));
-    } finally {
-      this.busy.delete(key);
-    }
+  /** The Jobs this resource controls: the cache, plus the ones just created that it has not shown yet. */
+  private ownedJobs(key: string, scj: SecondCronJob, rec: ScheduleRecord): Job[] {
+    const cached = this.jobs.jobsOf(key);
+    const names = new Set(cached.map((j) => j.metadata.name));
+    const expected = [...rec.expected.values()].map((e) => e.job).filter((j) => !names.has(j.metadata.name));
+    return [...cached, ...expected].filter((j) => isOwnedBy(j, scj));
   }
 
   // ---- status -------------------------------------------------------------------------------
 
-  desired(key: string): { scj: SecondCronJob; status: SecondCronJobStatus } | undefined {
-    if (!this.d.leadership.isLeader()) return undefined;
-    const scj = this.scjs.get(key);
-    if (!scj || scj.metadata.deletionTimestamp) return undefined;
-    const ownedJobs = this.jobs.jobsOf(key).filter((j) => isOwnedBy(j, scj));
-    return {
+  private desiredStatus(key: string, scj: SecondCronJob, rec: ScheduleRecord): SecondCronJobStatus {
+    return desiredStatus({
       scj,
-      status: desiredStatus({
-        scj,
-        ownedJobs,
-        nextSlotMs: this.d.scheduler.nextSlot(key),
-        lastScheduledMs: this.lastScheduled.get(key),
-        ready: this.readyState(key, scj),
-        readyGeneration: this.readyGeneration(key, scj),
-        nowMs: this.d.wall.nowMs(),
-      }),
-    };
+      ownedJobs: this.ownedJobs(key, scj, rec),
+      nextSlotMs: this.scheduler.nextSlot(key),
+      lastScheduledMs: rec.lastScheduledMs,
+      ready: this.readyState(scj, rec),
+      readyGeneration: this.readyGeneration(scj, rec),
+      nowMs: this.d.wall.nowMs(),
+    });
   }
 
   /** An invalid schedule is a complete verdict; a valid one needs the Job template judged too. */
-  private readyGeneration(key: string, scj: SecondCronJob): number | undefined {
+  private readyGeneration(scj: SecondCronJob, rec: ScheduleRecord): number | undefined {
     const generation = scj.metadata.generation;
-    const compiled = this.compiled.get(key)?.result;
-    if ((compiled && !compiled.ok) || this.templateJudged.get(key) === generation) return generation;
+    if (!rec.compiled.ok || rec.templateGeneration === generation) return generation;
     return scj.status?.conditions?.find((c) => c.type === 'Ready')?.observedGeneration;
   }
 
-  private readyState(key: string, scj: SecondCronJob): ReadyState {
-    const compiled = this.compiled.get(key)?.result;
-    if (compiled && !compiled.ok) return { status: 'False', reason: compiled.reason, message: compiled.message };
-    const bad = this.badTemplate.get(key);
-    if (bad && bad.generation === scj.metadata.generation) return { status: 'False', reason: 'InvalidJobTemplate', message: bad.message };
+  private readyState(scj: SecondCronJob, rec: ScheduleRecord): ReadyState {
+    const compiled = rec.compiled;
+    if (!compiled.ok) return { status: 'False', reason: compiled.reason, message: compiled.message };
+    if (rec.template.kind === 'invalid' && rec.templateGeneration === scj.metadata.generation) {
+      return { status: 'False', reason: 'InvalidJobTemplate', message: rec.template.message };
+    }
     if (scj.spec.suspend) return { status: 'True', reason: 'Suspended', message: 'Suspended: no new Jobs are started' };
-    return { status: 'True', reason: 'Scheduled', message: compiled?.ok ? `Scheduled: ${compiled.describe}` : 'Scheduled' };
+    return { status: 'True', reason: 'Scheduled', message: `Scheduled: ${compiled.describe}` };
   }
 
   /** For the secondcron_schedules gauge. */
   counts(): { active: number; suspended: number; invalid: number } {
     const c = { active: 0, suspended: 0, invalid: 0 };
-    for (const scj of this.scjs.list()) {
-      const compiled = this.compiled.get(objectKey(scj))?.result;
+    for (const scj of this.d.scjs.list()) {
+      const compiled = this.records.get(objectKey(scj))?.compiled;
       if (compiled && !compiled.ok) c.invalid++;
       else if (scj.spec.suspend) c.suspended++;
       else c.active++;
@@ -403,4 +515,3 @@ export class Controller {
     return c;
   }
 }
-

@@ -7,7 +7,7 @@ import pLimit from 'p-limit';
 
 import type { WallClock } from '../clock/clock.js';
 import type { Logger } from '../log.js';
-import type { KubeRest } from '../kube/rest.js';
+import type { RestClient } from '../kube/rest.js';
 import type { KubeObject } from '../kube/types.js';
 import { EventAllowance } from './event-allowance.js';
 import type { WritePriority } from './write-priority.js';
@@ -35,7 +35,7 @@ export class EventRecorder implements EventSink {
   private sequence = 0;
 
   constructor(
-    private readonly rest: KubeRest,
+    private readonly rest: RestClient,
     private readonly wall: WallClock,
     private readonly log: Logger,
     private readonly instance: string,

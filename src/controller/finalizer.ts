@@ -5,7 +5,7 @@
 // first (every new resource gets both at once) would otherwise fail them with 409 — 8,667 times for
 // 10,000 new resources in the benchmark.
 import { isNotFound } from '../kube/api-error.js';
-import type { KubeRest } from '../kube/rest.js';
+import type { RestClient } from '../kube/rest.js';
 import type { ListResponse } from '../kube/types.js';
 import { FINALIZER, type Job, LABEL_OWNER, type SecondCronJob, collectionPath, jobsPath } from './api.js';
 import { isOwnedBy } from './job-state.js';
@@ -14,15 +14,15 @@ export function hasFinalizer(scj: SecondCronJob): boolean {
   return scj.metadata.finalizers?.includes(FINALIZER) ?? false;
 }
 
-export async function addFinalizer(rest: KubeRest, scj: SecondCronJob): Promise<void> {
+export async function addFinalizer(rest: RestClient, scj: SecondCronJob): Promise<void> {
   await setFinalizers(rest, scj, [...(scj.metadata.finalizers ?? []), FINALIZER]);
 }
 
-export async function removeFinalizer(rest: KubeRest, scj: SecondCronJob): Promise<void> {
+export async function removeFinalizer(rest: RestClient, scj: SecondCronJob): Promise<void> {
   await setFinalizers(rest, scj, (scj.metadata.finalizers ?? []).filter((f) => f !== FINALIZER));
 }
 
-async function setFinalizers(rest: KubeRest, scj: SecondCronJob, finalizers: string[]): Promise<void> {
+async function setFinalizers(rest: RestClient, scj: SecondCronJob, finalizers: string[]): Promise<void> {
   await rest.request({
     verb: 'patch',
     path: `${collectionPath(scj.metadata.namespace)}/${scj.metadata.name}`,
@@ -39,7 +39,7 @@ async function setFinalizers(rest: KubeRest, scj: SecondCronJob, finalizers: str
 }
 
 /** Lists from the API, not the cache: deletion must not miss a Job the cache has not seen yet. */
-export async function listOwnedJobs(rest: KubeRest, scj: SecondCronJob): Promise<Job[]> {
+export async function listOwnedJobs(rest: RestClient, scj: SecondCronJob): Promise<Job[]> {
   const list = await rest.request<ListResponse<Job>>({
     verb: 'list',
     path: jobsPath(scj.metadata.namespace),
@@ -50,7 +50,7 @@ export async function listOwnedJobs(rest: KubeRest, scj: SecondCronJob): Promise
 }
 
 /** Background propagation: the Job goes now, the garbage collector removes its Pods after. */
-export async function deleteJob(rest: KubeRest, job: Job): Promise<void> {
+export async function deleteJob(rest: RestClient, job: Job): Promise<void> {
   try {
     await rest.request({
       verb: 'delete',

@@ -1,5 +1,5 @@
 // What the operator needs to know about one of its Jobs.
-import { ANNOTATION_SCHEDULED_AT, type Job, type SecondCronJob } from './api.js';
+import { ANNOTATION_SCHEDULED_AT, type Job, type JobManifest, type SecondCronJob } from './api.js';
 
 export type JobOutcome = 'Complete' | 'Failed' | undefined;
 
@@ -19,7 +19,7 @@ export function isActive(job: Job): boolean {
 }
 
 /** The slot a Job was created for, from our annotation; NaN if absent or malformed. */
-export function jobSlotMs(job: Job): number {
+export function jobSlotMs(job: Pick<JobManifest, 'metadata'>): number {
   const v = job.metadata.annotations?.[ANNOTATION_SCHEDULED_AT];
   return v ? Date.parse(v) : Number.NaN;
 }

@@ -2,7 +2,7 @@
 // so that both say the same thing: the schedule (InvalidSchedule / UnknownTimeZone) and a server-side
 // dry run of the Job a slot would create (InvalidJobTemplate).
 import { ApiError } from '../kube/api-error.js';
-import type { KubeRest } from '../kube/rest.js';
+import type { RestClient } from '../kube/rest.js';
 import { type CompileResult, compileSchedule } from '../schedule/index.js';
 import { type SecondCronJob, jobsPath } from './api.js';
 import { buildJob } from './job-builder.js';
@@ -22,8 +22,11 @@ export type TemplateVerdict = { ok: true } | { ok: false; reason: 'InvalidJobTem
  * Asks the API server to admit (without storing) the Job for a slot at nowMs. A 4xx answer is a
  * verdict on the template; anything else (timeout, 5xx, a conflict) is not and is thrown.
  */
-export async function dryRunJob(rest: KubeRest, scj: SecondCronJob, nowMs: number): Promise<TemplateVerdict> {
-  const job = buildJob(scj, Math.floor(nowMs / 1000) * 1000);
+export async function dryRunJob(rest: RestClient, scj: SecondCronJob, nowMs: number): Promise<TemplateVerdict> {
+  // A generated name: the slot's own name may already exist (the current second's Job of a 1 s
+  // schedule), and AlreadyExists would be no verdict on the template.
+  const { metadata: { name: _slotName, ...metadata }, ...manifest } = buildJob(scj, Math.floor(nowMs / 1000) * 1000);
+  const job = { ...manifest, metadata: { ...metadata, generateName: `${scj.metadata.name}-` } };
   try {
     await rest.request({ verb: 'create', path: jobsPath(scj.metadata.namespace), query: { dryRun: 'All' }, body: job, timeoutMs: 10_000, metadataOnly: true });
     return { ok: true };

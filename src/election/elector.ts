@@ -144,7 +144,16 @@ export class LeaderElector {
    * itself, so it holds even if the deadline timer has not run yet (stalled event loop).
    */
   isLeaderFresh(): boolean {
-    return this.state === 'Leader' && this.mono.nowMs() - this.lastRenewMonoMs < this.timing.renewDeadlineMs;
+    return this.fenceRemainingMs() > 0;
+  }
+
+  /**
+   * How much longer this replica may act as leader: the time left before its renew deadline, 0 when
+   * it is not a fresh leader. Writes are fenced with it and their timeouts cut to it.
+   */
+  fenceRemainingMs(): number {
+    if (this.state !== 'Leader') return 0;
+    return Math.max(0, this.timing.renewDeadlineMs - (this.mono.nowMs() - this.lastRenewMonoMs));
   }
 
   /**

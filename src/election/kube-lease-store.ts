@@ -4,12 +4,12 @@
  * elector's AbortSignal, and are counted in secondcron_api_requests_total like every other call.
  */
 import { ApiError } from '../kube/api-error.js';
-import type { KubeRest } from '../kube/rest.js';
+import type { RestClient } from '../kube/rest.js';
 import type { LeaseRecord, VersionedLease } from './lease-record.js';
 import { LeaseConflictError, type LeaseStore } from './lease-store.js';
 
 export interface KubeLeaseStoreOptions {
-  rest: KubeRest;
+  rest: RestClient;
   namespace: string;
   name: string;
 }

@@ -11,22 +11,26 @@ import type { MonotonicClock, TimerHandle, Timers } from '../clock/clock.js';
 import type { Logger } from '../log.js';
 import { ApiError } from './api-error.js';
 import { retryDelayMs } from './backoff.js';
-import type { KubeRest } from './rest.js';
+import type { RestClient } from './rest.js';
 import { type KubeObject, type ListResponse, type WatchStatus, objectKey } from './types.js';
 
 export interface ReflectorHandler<T> {
   added(obj: T): void;
   updated(old: T, obj: T): void;
   deleted(obj: T): void;
+  /**
+   * A relist replaced the cache (after the events above): anything that existed when the list was
+   * requested (monotonic ms) and is not in the cache now is gone.
+   */
+  relisted?(listStartedMonoMs: number): void;
 }
 
 export interface ReflectorOptions<T extends KubeObject> {
   name: string;
-  rest: KubeRest;
+  rest: RestClient;
   /** Collection path, e.g. /apis/batch/v1/jobs or /apis/batch/v1/namespaces/ns/jobs. */
   path: string;
   labelSelector?: string;
-  handler: ReflectorHandler<T>;
   log: Logger;
   mono: MonotonicClock;
   timers: Timers;
@@ -53,6 +57,7 @@ class ShortWatch extends Error {
 
 export class Reflector<T extends KubeObject> {
   private readonly store = new Map<string, T>();
+  private readonly handlers: ReflectorHandler<T>[] = [];
   private resourceVersion = '';
   private synced = false;
   private stopped = true;
@@ -62,6 +67,15 @@ export class Reflector<T extends KubeObject> {
   private wake: (() => void) | undefined;
 
   constructor(private readonly opts: ReflectorOptions<T>) {}
+
+  /** Like an informer's AddEventHandler: called for every change from then on (register before start). */
+  addEventHandler(handler: ReflectorHandler<T>): void {
+    this.handlers.push(handler);
+  }
+
+  get name(): string {
+    return this.opts.name;
+  }
 
   get hasSynced(): boolean {
     return this.synced;
@@ -144,6 +158,7 @@ export class Reflector<T extends KubeObject> {
   }
 
   private async relist(): Promise<void> {
+    const startedMonoMs = this.opts.mono.nowMs();
     const fresh = new Map<string, T>();
     let continueToken: string | undefined;
     let rv = '';
@@ -163,16 +178,16 @@ export class Reflector<T extends KubeObject> {
     for (const [key, old] of this.store) {
       if (!fresh.has(key)) {
         this.store.delete(key);
-        this.opts.handler.deleted(old);
+        for (const h of this.handlers) h.deleted(old);
       }
     }
     for (const [key, obj] of fresh) {
       const old = this.store.get(key);
       this.store.set(key, obj);
-      if (!old) this.opts.handler.added(obj);
-      else if (old.metadata.resourceVersion !== obj.metadata.resourceVersion) this.opts.handler.updated(old, obj);
+      this.notify(old, obj);
     }
     this.resourceVersion = rv;
+    for (const h of this.handlers) h.relisted?.(startedMonoMs);
     if (!this.synced) this.opts.log.info('cache synced', { reflector: this.opts.name, objects: this.store.size });
     this.synced = true;
   }
@@ -224,12 +239,19 @@ export class Reflector<T extends KubeObject> {
     const old = this.store.get(key);
     if (type === 'DELETED') {
       this.store.delete(key);
-      this.opts.handler.deleted(old ?? obj);
+      for (const h of this.handlers) h.deleted(old ?? obj);
       return;
     }
     this.store.set(key, obj);
-    if (!old) this.opts.handler.added(obj);
-    else if (old.metadata.resourceVersion !== obj.metadata.resourceVersion) this.opts.handler.updated(old, obj);
+    this.notify(old, obj);
+  }
+
+  private notify(old: T | undefined, obj: T): void {
+    if (old && old.metadata.resourceVersion === obj.metadata.resourceVersion) return;
+    for (const h of this.handlers) {
+      if (old) h.updated(old, obj);
+      else h.added(obj);
+    }
   }
 
   private sleep(ms: number): Promise<void> {

@@ -57,6 +57,9 @@ export interface KubeRestOptions {
   userAgent?: string;
 }
 
+/** What adapters need of the REST client (a fake implements it in unit tests). */
+export type RestClient = Pick<KubeRest, 'request' | 'watch'>;
+
 export class KubeRest {
   readonly server: string;
   private readonly observer: RestObserver;

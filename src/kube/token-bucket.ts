@@ -1,5 +1,6 @@
 // Client-side rate limit (client-go's QPS/burst): a token bucket on the monotonic clock.
-// reserve() returns how long the caller must wait; the bucket itself never sleeps.
+// tryTake() never borrows from the future, so a caller can decide after waiting whether it still
+// needs a token at all; msUntilToken() says how long to wait. The bucket itself never sleeps.
 import type { MonotonicClock } from '../clock/clock.js';
 
 export class TokenBucket {
@@ -15,19 +16,18 @@ export class TokenBucket {
     this.last = clock.nowMs();
   }
 
-  /** Takes one token, possibly borrowed from the future; returns the wait in ms before using it. */
-  reserve(): number {
-    this.refill();
-    this.tokens -= 1;
-    return this.tokens >= 0 ? 0 : (-this.tokens * 1000) / this.qps;
-  }
-
   /** Takes one token if one is there now; never borrows. */
   tryTake(): boolean {
     this.refill();
     if (this.tokens < 1) return false;
     this.tokens -= 1;
     return true;
+  }
+
+  /** How long until tryTake() can succeed (0 if it can now). */
+  msUntilToken(): number {
+    this.refill();
+    return this.tokens >= 1 ? 0 : ((1 - this.tokens) * 1000) / this.qps;
   }
 
   private refill(): void {

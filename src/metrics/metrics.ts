@@ -8,7 +8,7 @@ export const LATENCY_BUCKETS = [
 ];
 
 export type CreateResult = 'created' | 'already_exists' | 'error';
-export type MissedReason = 'deadline' | 'forbid' | 'not_leader' | 'late' | 'error';
+export type MissedReason = 'deadline' | 'forbid' | 'late' | 'error';
 
 export class Metrics {
   readonly registry = new Registry();
@@ -33,7 +33,7 @@ export class Metrics {
   });
   readonly triggersMissed = new Counter({
     name: 'secondcron_triggers_missed_total',
-    help: 'Slots that did not produce a Job, by reason (deadline, forbid, not_leader, late, error).',
+    help: 'Slots that did not produce a Job, each counted once cluster-wide, by reason (deadline, forbid, late, error).',
     labelNames: ['reason'] as const,
     registers: [this.registry],
   });
@@ -103,7 +103,7 @@ export class Metrics {
     if (defaultMetrics) collectDefaultMetrics({ register: this.registry, eventLoopMonitoringPrecision: 10 });
     // Export zeroes from the start so rate() and absent() alerts behave before the first event.
     for (const r of ['created', 'already_exists', 'error'] as const) this.jobsCreated.inc({ result: r }, 0);
-    for (const r of ['deadline', 'forbid', 'not_leader', 'late', 'error'] as const) this.triggersMissed.inc({ reason: r }, 0);
+    for (const r of ['deadline', 'forbid', 'late', 'error'] as const) this.triggersMissed.inc({ reason: r }, 0);
     for (const d of ['started', 'stopped'] as const) this.leaderTransitions.inc({ direction: d }, 0);
     for (const r of ['secondcronjobs', 'jobs'] as const) this.watchRestarts.inc({ resource: r }, 0);
     this.eventsDropped.inc(0);

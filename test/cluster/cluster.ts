@@ -94,6 +94,10 @@ export interface Cluster {
   stopApiServer(): Promise<void>;
   /** Starts kube-apiserver again on the same port with the same certificates and tokens. */
   startApiServer(): Promise<void>;
+  /** Freezes kube-apiserver (SIGSTOP): connections stay open and nothing is answered. */
+  pauseApiServer(): void;
+  /** Thaws it (SIGCONT). stop() thaws it too. */
+  resumeApiServer(): void;
 }
 
 const STOP_GRACE_MS = 5_000;
@@ -575,6 +579,14 @@ class LocalCluster implements Cluster {
     if (proc) await proc.stop(STOP_GRACE_MS);
   }
 
+  pauseApiServer(): void {
+    this.procs.get('kube-apiserver')?.pause();
+  }
+
+  resumeApiServer(): void {
+    this.procs.get('kube-apiserver')?.resume();
+  }
+
   async startApiServer(): Promise<void> {
     if (this.stopping) throw new Error('test cluster: already stopped');
     if (this.procs.get('kube-apiserver')?.running) throw new Error('test cluster: kube-apiserver is already running');
@@ -595,6 +607,7 @@ class LocalCluster implements Cluster {
   private async doStop(): Promise<void> {
     const stopAll = (names: string[]): Promise<unknown> =>
       Promise.all(names.map((n) => this.procs.get(n)?.stop(STOP_GRACE_MS)));
+    this.resumeApiServer(); // a test that failed while it was frozen
     let cleanupError: unknown;
     try {
       // The node while its apiserver is still there, then clients so they do not log connection

@@ -88,6 +88,15 @@ export class ManagedProcess {
     if (this.running) this.signal('SIGKILL');
   }
 
+  /** SIGSTOP freezes the process (it keeps its sockets, answers nothing); SIGCONT resumes it. */
+  pause(): void {
+    if (this.running) this.signal('SIGSTOP');
+  }
+
+  resume(): void {
+    if (this.running) this.signal('SIGCONT');
+  }
+
   private signal(sig: NodeJS.Signals): void {
     try {
       this.child.kill(sig);

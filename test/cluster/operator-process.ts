@@ -122,8 +122,18 @@ export class OperatorProcess {
 
   /** Graceful stop (SIGTERM: release the Lease and exit). */
   async stop(): Promise<void> {
+    this.proc?.resume(); // a frozen process cannot handle SIGTERM
     await this.proc?.stop(10_000);
     this.untrack?.();
+  }
+
+  /** SIGSTOP: frozen, as a VM pause or a long GC would freeze it; resume() thaws it. */
+  pause(): void {
+    this.proc?.pause();
+  }
+
+  resume(): void {
+    this.proc?.resume();
   }
 
   /** SIGKILL: the process vanishes without releasing anything. */

@@ -160,7 +160,9 @@ describe('operator schedules Jobs', () => {
       ['neither schedule nor interval', base({}), /exactly one of spec.schedule or spec.intervalSeconds/],
       ['interval < 1', base({ intervalSeconds: 0 }), /spec.intervalSeconds.*greater than or equal to 1/],
       ['timeZone without schedule', base({ intervalSeconds: 5, timeZone: 'UTC' }), /spec.timeZone is only valid together with spec.schedule/],
-      ['negative deadline', base({ intervalSeconds: 5, startingDeadlineSeconds: -1 }), /spec.startingDeadlineSeconds.*greater than or equal to 0/],
+      ['negative deadline', base({ intervalSeconds: 5, startingDeadlineSeconds: -1 }), /spec.startingDeadlineSeconds.*greater than or equal to 1/],
+      // Every slot is a few ms late by the time its Job exists: a zero deadline could never be met.
+      ['zero deadline', base({ intervalSeconds: 5, startingDeadlineSeconds: 0 }), /startingDeadlineSeconds must be at least 1: a Job is created a few\s+milliseconds after its slot/],
       ['negative success history', base({ intervalSeconds: 5, successfulJobsHistoryLimit: -1 }), /spec.successfulJobsHistoryLimit.*greater than or equal to 0/],
       ['negative failed history', base({ intervalSeconds: 5, failedJobsHistoryLimit: -2 }), /spec.failedJobsHistoryLimit.*greater than or equal to 0/],
       ['unknown policy', base({ intervalSeconds: 5, concurrencyPolicy: 'Sometimes' }), /spec.concurrencyPolicy: Unsupported value: "Sometimes"/],

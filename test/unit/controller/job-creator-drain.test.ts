@@ -55,7 +55,7 @@ test('drain waits for rate-limited creates at the QPS pace, without busy-waiting
     timers: clock.timers,
     random: () => 0.5,
     metrics: new Metrics(false),
-    fence: () => true,
+    fenceRemainingMs: () => Number.POSITIVE_INFINITY,
     priority: new WritePriority(clock.timers),
   });
   const deadline = clock.wall.nowMs() + 60_000;

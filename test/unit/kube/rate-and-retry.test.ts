@@ -8,13 +8,14 @@ import { TokenBucket } from '../../../src/kube/token-bucket.js';
 test('token bucket: a burst goes at once, then one token per 1/qps seconds', () => {
   let now = 0;
   const bucket = new TokenBucket(10, 3, { nowMs: () => now });
-  assert.deepEqual([bucket.reserve(), bucket.reserve(), bucket.reserve()], [0, 0, 0]);
-  assert.equal(bucket.reserve(), 100);
-  assert.equal(bucket.reserve(), 200);
-  now = 100; // 1 token refilled, but 2 were borrowed: still in debt
-  assert.equal(bucket.reserve(), 200);
+  assert.deepEqual([bucket.tryTake(), bucket.tryTake(), bucket.tryTake()], [true, true, true]);
+  assert.equal(bucket.msUntilToken(), 100);
+  now = 60;
+  assert.equal(bucket.msUntilToken(), 40);
+  now = 100;
+  assert.equal(bucket.msUntilToken(), 0);
   now = 10_000; // long idle: refilled, capped at the burst
-  assert.deepEqual([bucket.reserve(), bucket.reserve(), bucket.reserve(), bucket.reserve()], [0, 0, 0, 100]);
+  assert.deepEqual([bucket.tryTake(), bucket.tryTake(), bucket.tryTake(), bucket.tryTake()], [true, true, true, false]);
 });
 
 test('backoff doubles up to the cap, with jitter in [base/2, base]', () => {

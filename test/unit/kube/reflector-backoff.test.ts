@@ -36,7 +36,6 @@ async function scenario(handler: Handler): Promise<{ clock: FakeClock; arrivals:
     name: 'test',
     rest: new KubeRest({ server: `http://127.0.0.1:${port}`, source: 'test', credentials: async () => ({ headers: {}, dispatcher }) }),
     path: '/api/v1/configmaps',
-    handler: { added: () => undefined, updated: () => undefined, deleted: () => undefined },
     log: createLogger({ level: 'error' }),
     mono: clock.mono,
     timers: clock.timers,

@@ -1,0 +1,142 @@
+// A keyed work queue in the shape of client-go's rate-limited, delaying workqueue driving a
+// controller-runtime reconcile loop: a key is queued at most once however often it is added, one
+// worker at a time handles a key (an add while it runs queues it again for after), a bounded number
+// of workers run in all, a failed reconcile is retried with per-key exponential backoff, and a
+// reconcile may ask to run again after a delay (requeueAfter). Pure: clocks and timers are injected.
+import type { MonotonicClock, TimerHandle, Timers } from '../clock/clock.js';
+import { type BackoffPolicy, backoffDelayMs } from '../kube/backoff.js';
+
+export interface ReconcileResult {
+  /** Run this key again after this long (e.g. a coalesced status write that is not due yet). */
+  requeueAfterMs?: number;
+}
+
+export type Reconcile = (key: string) => Promise<ReconcileResult | void>;
+
+export interface WorkQueueOptions {
+  reconcile: Reconcile;
+  /** Reconciles running at the same time, over all keys. */
+  workers: number;
+  mono: MonotonicClock;
+  timers: Timers;
+  random: () => number;
+  /** Per-key backoff after failures; reset by the next success. */
+  backoff?: BackoffPolicy;
+  /** A reconcile threw; it runs again after retryInMs unless the key is added sooner. */
+  onError?: (key: string, error: unknown, retryInMs: number) => void;
+}
+
+// A failed finalizer or status patch is usually a stale cache that the next watch event refreshes;
+// the backoff only has to keep an API server that keeps failing from being hammered.
+export const DEFAULT_BACKOFF: BackoffPolicy = { initialMs: 100, maxMs: 30_000 };
+
+interface Delayed {
+  handle: TimerHandle;
+  atMonoMs: number;
+}
+
+export class WorkQueue {
+  /** Keys waiting for a worker, in the order they were added (a Set keeps insertion order). */
+  private readonly queued = new Set<string>();
+  private readonly processing = new Set<string>();
+  /** Added while being processed: queued again when that run ends. */
+  private readonly dirty = new Set<string>();
+  private readonly delayed = new Map<string, Delayed>();
+  private readonly failures = new Map<string, number>();
+  private readonly idle = new Set<() => void>();
+  private stopped = false;
+
+  constructor(private readonly opts: WorkQueueOptions) {
+    if (!(opts.workers >= 1)) throw new RangeError(`work queue: workers must be >= 1, got ${opts.workers}`);
+  }
+
+  /** Keys waiting for a worker (not counting those running or delayed). */
+  get length(): number {
+    return this.queued.size;
+  }
+
+  add(key: string): void {
+    if (this.stopped) return;
+    if (this.processing.has(key)) {
+      this.dirty.add(key);
+      return;
+    }
+    this.queued.add(key);
+    this.pump();
+  }
+
+  /** Adds the key after delayMs; of several pending delays for one key the earliest wins. */
+  addAfter(key: string, delayMs: number): void {
+    if (this.stopped) return;
+    if (delayMs <= 0) {
+      this.add(key);
+      return;
+    }
+    const atMonoMs = this.opts.mono.nowMs() + delayMs;
+    const pending = this.delayed.get(key);
+    if (pending && pending.atMonoMs <= atMonoMs) return;
+    if (pending) this.opts.timers.clear(pending.handle);
+    const handle = this.opts.timers.set(delayMs, () => {
+      this.delayed.delete(key);
+      this.add(key);
+    });
+    this.delayed.set(key, { handle, atMonoMs });
+  }
+
+  /** The key's object is gone: drop its backoff and delayed adds (a queued run finds nothing to do). */
+  forget(key: string): void {
+    this.failures.delete(key);
+    const pending = this.delayed.get(key);
+    if (pending) this.opts.timers.clear(pending.handle);
+    this.delayed.delete(key);
+  }
+
+  /** Stops taking work and resolves once the running reconciles have finished. */
+  async shutDown(): Promise<void> {
+    this.stopped = true;
+    this.queued.clear();
+    this.dirty.clear();
+    for (const d of this.delayed.values()) this.opts.timers.clear(d.handle);
+    this.delayed.clear();
+    await this.whenIdle();
+  }
+
+  /** Resolves when no key is queued or running (delayed adds do not count). */
+  whenIdle(): Promise<void> {
+    if (this.processing.size === 0 && this.queued.size === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idle.add(resolve));
+  }
+
+  private pump(): void {
+    while (!this.stopped && this.processing.size < this.opts.workers && this.queued.size > 0) {
+      const key = this.queued.values().next().value as string;
+      this.queued.delete(key);
+      this.processing.add(key);
+      void this.run(key);
+    }
+  }
+
+  private async run(key: string): Promise<void> {
+    let again: number | undefined;
+    try {
+      const result = await this.opts.reconcile(key);
+      this.failures.delete(key);
+      again = result?.requeueAfterMs;
+    } catch (error) {
+      const attempt = this.failures.get(key) ?? 0;
+      this.failures.set(key, attempt + 1);
+      again = backoffDelayMs(this.opts.backoff ?? DEFAULT_BACKOFF, attempt, this.opts.random);
+      this.opts.onError?.(key, error, again);
+    } finally {
+      this.processing.delete(key);
+    }
+    if (this.dirty.delete(key)) this.queued.add(key);
+    if (again !== undefined) this.addAfter(key, again);
+    this.pump();
+    if (this.processing.size === 0 && this.queued.size === 0) {
+      const waiting = [...this.idle];
+      this.idle.clear();
+      for (const resolve of waiting) resolve();
+    }
+  }
+}

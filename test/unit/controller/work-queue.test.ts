@@ -1,0 +1,160 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+
+import { FakeClock } from '../../../src/clock/fake-clock.js';
+import { type ReconcileResult, WorkQueue } from '../../../src/controller/work-queue.js';
+import { deferred, flush } from '../fakes/fake-rest.js';
+
+function harness(reconcile: (key: string) => Promise<ReconcileResult | void>, workers = 4) {
+  const clock = new FakeClock();
+  const errors: { key: string; retryInMs: number }[] = [];
+  const queue = new WorkQueue({
+    reconcile,
+    workers,
+    mono: clock.mono,
+    timers: clock.timers,
+    random: () => 1, // backoff at the top of its jitter range: 100, 200, 400 ms …
+    onError: (key, _err, retryInMs) => errors.push({ key, retryInMs }),
+  });
+  return { clock, queue, errors };
+}
+
+test('a key added many times while waiting runs once', async () => {
+  const runs: string[] = [];
+  const gate = deferred();
+  // With a single worker busy on 'a', 'b' is added three times and must run once after it.
+  const one = harness(async (key) => {
+    runs.push(key);
+    if (key === 'a') await gate.promise;
+  }, 1);
+  one.queue.add('a');
+  one.queue.add('b');
+  one.queue.add('b');
+  one.queue.add('b');
+  assert.equal(one.queue.length, 1);
+  gate.resolve(undefined);
+  await one.queue.whenIdle();
+  assert.deepEqual(runs, ['a', 'b']);
+});
+
+test('one worker per key: an add during a run queues one more run after it, never in parallel', async () => {
+  let running = 0;
+  let peak = 0;
+  const gates = [deferred(), deferred()];
+  let n = 0;
+  const { queue } = harness(async () => {
+    running++;
+    peak = Math.max(peak, running);
+    await (gates[n++] as ReturnType<typeof deferred>).promise;
+    running--;
+  });
+  queue.add('k');
+  await flush();
+  queue.add('k'); // arrives while the first run is busy (a watch event during a finalizer patch)
+  queue.add('k');
+  await flush();
+  assert.equal(running, 1);
+  (gates[0] as ReturnType<typeof deferred>).resolve(undefined);
+  await flush();
+  assert.equal(n, 2, 'the event that came during the run is not lost');
+  (gates[1] as ReturnType<typeof deferred>).resolve(undefined);
+  await queue.whenIdle();
+  assert.equal(peak, 1);
+  assert.equal(n, 2, 'and the two adds during the run made one more run, not two');
+});
+
+test('workers bound the reconciles running at once, over all keys', async () => {
+  let running = 0;
+  let peak = 0;
+  const gate = deferred();
+  const { queue } = harness(async () => {
+    running++;
+    peak = Math.max(peak, running);
+    await gate.promise;
+    running--;
+  }, 2);
+  for (const k of ['a', 'b', 'c', 'd', 'e']) queue.add(k);
+  await flush();
+  assert.equal(running, 2);
+  assert.equal(queue.length, 3);
+  gate.resolve(undefined);
+  await queue.whenIdle();
+  assert.equal(peak, 2);
+});
+
+test('a failing key backs off exponentially per key, and a success resets it', async () => {
+  let fail = 3;
+  const runsAt: number[] = [];
+  const { queue, clock, errors } = harness(async () => {
+    runsAt.push(clock.mono.nowMs());
+    if (fail-- > 0) throw new Error('boom');
+  });
+  queue.add('k');
+  await flush();
+  for (let i = 0; i < 3; i++) {
+    clock.runNext();
+    await flush();
+  }
+  assert.deepEqual(errors.map((e) => e.retryInMs), [100, 200, 400]);
+  assert.deepEqual(runsAt, [0, 100, 300, 700]);
+  fail = 1;
+  queue.add('k');
+  await flush();
+  assert.equal(errors.at(-1)?.retryInMs, 100, 'the backoff starts over after a success');
+});
+
+test('requeueAfter runs the key again later; the earliest of several delays wins', async () => {
+  const runsAt: number[] = [];
+  let next: number | undefined = 1000;
+  const { queue, clock } = harness(async () => {
+    runsAt.push(clock.mono.nowMs());
+    const r = next;
+    next = undefined;
+    return r === undefined ? undefined : { requeueAfterMs: r };
+  });
+  queue.add('k');
+  await flush();
+  queue.addAfter('k', 5000);
+  queue.addAfter('k', 300);
+  assert.equal(clock.armedCount, 1, 'one timer per key');
+  clock.advance(300);
+  await flush();
+  assert.deepEqual(runsAt, [0, 300]);
+  clock.advance(10_000);
+  await flush();
+  assert.deepEqual(runsAt, [0, 300], 'the later delays were folded into the earliest');
+});
+
+test('forget drops delayed adds and the backoff of a key whose object is gone', async () => {
+  const runs: string[] = [];
+  const { queue, clock } = harness(async (key) => {
+    runs.push(key);
+    throw new Error('boom');
+  });
+  queue.add('k');
+  await flush();
+  assert.equal(clock.armedCount, 1);
+  queue.forget('k');
+  assert.equal(clock.armedCount, 0);
+  clock.advance(60_000);
+  await flush();
+  assert.deepEqual(runs, ['k']);
+});
+
+test('shutDown waits for running reconciles and takes no more work', async () => {
+  const gate = deferred();
+  let done = false;
+  const { queue } = harness(async () => {
+    await gate.promise;
+    done = true;
+  }, 1);
+  queue.add('a');
+  queue.add('b');
+  await flush();
+  const stopped = queue.shutDown();
+  queue.add('c');
+  gate.resolve(undefined);
+  await stopped;
+  assert.equal(done, true);
+  assert.equal(queue.length, 0);
+});

@@ -1,0 +1,76 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+
+import { FakeClock } from '../../../src/clock/fake-clock.js';
+import { ApiError } from '../../../src/kube/api-error.js';
+import { Reflector } from '../../../src/kube/reflector.js';
+import type { KubeObject } from '../../../src/kube/types.js';
+import { createLogger } from '../../../src/log.js';
+import { FakeRest, flush } from '../fakes/fake-rest.js';
+
+const PATH = '/apis/batch/v1/namespaces/ns/jobs';
+const obj = (name: string, rv: string): KubeObject => ({ metadata: { name, namespace: 'ns', uid: `u-${name}`, resourceVersion: rv, creationTimestamp: '2026-12-02T10:00:00Z' } });
+
+function harness(listed: KubeObject[][]) {
+  const clock = new FakeClock();
+  const rest = new FakeRest();
+  let lists = 0;
+  rest.on('list', PATH, () => ({ metadata: { resourceVersion: String(100 + lists) }, items: listed[Math.min(lists++, listed.length - 1)] }));
+  const seen: string[] = [];
+  const reflector = new Reflector<KubeObject>({ name: 'jobs', rest, path: PATH, log: createLogger({ level: 'error' }), mono: clock.mono, timers: clock.timers, random: () => 0 });
+  reflector.addEventHandler({
+    added: (o) => seen.push(`added ${o.metadata.name}`),
+    updated: (_old, o) => seen.push(`updated ${o.metadata.name}`),
+    deleted: (o) => seen.push(`deleted ${o.metadata.name}`),
+  });
+  return { clock, rest, reflector, seen };
+}
+
+test('lists, syncs, then applies watch events from the list resourceVersion', async () => {
+  const h = harness([[obj('a', '1')]]);
+  h.reflector.start();
+  await flush();
+  assert.equal(h.reflector.hasSynced, true);
+  const watch = h.rest.openWatch(PATH);
+  assert.equal(watch?.query.resourceVersion, '100');
+  watch?.onEvent('ADDED', obj('b', '101'));
+  watch?.onEvent('MODIFIED', obj('a', '102'));
+  watch?.onEvent('MODIFIED', obj('a', '102')); // same resourceVersion: no update
+  watch?.onEvent('DELETED', obj('b', '103'));
+  watch?.onEvent('BOOKMARK', { metadata: { resourceVersion: '104' } });
+  assert.deepEqual(h.seen, ['added a', 'added b', 'updated a', 'deleted b']);
+  assert.deepEqual([...h.reflector.list()].map((o) => o.metadata.name), ['a']);
+  h.reflector.stop();
+});
+
+test('410 Gone relists and reports only the difference: gone objects deleted, changed ones updated', async () => {
+  const h = harness([[obj('a', '1'), obj('b', '1')], [obj('a', '5'), obj('c', '6')]]);
+  h.reflector.start();
+  await flush();
+  h.rest.openWatch(PATH)?.fail(new ApiError(410, 'Expired', 'too old'));
+  await flush();
+  h.clock.advance(1_000); // the relist waits out a short backoff
+  await flush();
+  assert.deepEqual(h.seen, ['added a', 'added b', 'deleted b', 'updated a', 'added c']);
+  assert.equal(h.rest.openWatch(PATH)?.query.resourceVersion, '101');
+  h.reflector.stop();
+});
+
+test('list errors back off and are retried; the cache syncs once the server answers', async () => {
+  const h = harness([[obj('a', '1')]]);
+  let failures = 2;
+  h.rest.on('list', PATH, () => {
+    if (failures-- > 0) throw new ApiError(503, 'ServiceUnavailable', 'down');
+    return { metadata: { resourceVersion: '7' }, items: [obj('a', '1')] };
+  });
+  h.reflector.start();
+  await flush();
+  assert.equal(h.reflector.hasSynced, false);
+  h.clock.advance(250); // first backoff: [250, 500] ms with random 0
+  await flush();
+  h.clock.advance(500);
+  await flush();
+  assert.equal(h.reflector.hasSynced, true);
+  assert.deepEqual(h.seen, ['added a']);
+  h.reflector.stop();
+});
