@@ -7,6 +7,7 @@ import { after, before, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 import { type Cluster, startCluster } from '../cluster/cluster.js';
+import { installCrd } from '../cluster/crd.js';
 import { eventually } from './helpers/eventually.js';
 import { type OperatorProcess, testOperator } from './helpers/operator.js';
 import { missedTotal, onTimeRecovery, slotsWithoutJob } from './helpers/slots.js';
@@ -39,8 +40,7 @@ before(async () => {
     const res = await cluster.kubectl(args, input === undefined ? {} : { input });
     if (res.code !== 0) throw new Error(`kubectl ${args.join(' ')}: ${res.stderr}`);
   };
-  await ok(['apply', '-f', 'config/crd/secondcronjobs.secondcron.io.yaml']);
-  await ok(['wait', '--for=condition=established', 'crd/secondcronjobs.secondcron.io', '--timeout=30s']);
+  await installCrd((args) => cluster.kubectl(args));
   await ok(['wait', '--for=create', 'serviceaccount/default', '-n', 'default', '--timeout=60s']);
   // The only scheduler: no election, so the whole freeze is queued behind the rate limit.
   op = testOperator({ kubeconfig: cluster.kubeconfigPath, env: cluster.env, namespaces: ['default'], identity: 'solo', logLevel: 'info', args: ['--leader-elect=false', '--qps', '20', '--burst', '20'] });

@@ -11,7 +11,8 @@ import pLimit from 'p-limit';
 
 import { bulkCreate, restFor, scjPath } from '../../bench/lib/kube.js';
 import { JobWatcher } from '../cluster/job-watcher.js';
-import { kubectlOk, testKubeconfig, type TestNamespace, uniqueNamespace } from './helpers/cluster-env.js';
+import { kubectl, kubectlOk, testKubeconfig, type TestNamespace, uniqueNamespace } from './helpers/cluster-env.js';
+import { installCrd } from '../cluster/crd.js';
 import { eventually } from './helpers/eventually.js';
 import { FAST_ELECTION, type OperatorProcess, testOperator } from './helpers/operator.js';
 import { scjManifest } from './helpers/scj.js';
@@ -29,8 +30,7 @@ async function names(kind: string, namespace: string): Promise<string[]> {
 }
 
 before(async () => {
-  await kubectlOk(['apply', '-f', 'config/crd/secondcronjobs.secondcron.io.yaml']);
-  await kubectlOk(['wait', '--for=condition=established', 'crd/secondcronjobs.secondcron.io', '--timeout=30s']);
+  await installCrd(kubectl);
   healthy = await uniqueNamespace('storm-healthy');
   storm = await uniqueNamespace('storm');
   ops = [testOperator({ namespaces: [healthy.name, storm.name], identity: 'storm-0', logLevel: 'info', args: [...FAST_ELECTION, '--leader-election-namespace', healthy.name] })];

@@ -4,7 +4,8 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 
-import { kubectlOk, type TestNamespace, uniqueNamespace } from './helpers/cluster-env.js';
+import { kubectl, kubectlOk, type TestNamespace, uniqueNamespace } from './helpers/cluster-env.js';
+import { installCrd } from '../cluster/crd.js';
 import { eventually } from './helpers/eventually.js';
 import { type OperatorProcess, testOperator } from './helpers/operator.js';
 import { scjManifest, sleepUntil } from './helpers/scj.js';
@@ -29,8 +30,7 @@ async function createdSlots(): Promise<CreatedSlot[][]> {
 }
 
 before(async () => {
-  await kubectlOk(['apply', '-f', 'config/crd/secondcronjobs.secondcron.io.yaml']);
-  await kubectlOk(['wait', '--for=condition=established', 'crd/secondcronjobs.secondcron.io', '--timeout=30s']);
+  await installCrd(kubectl);
   ns = await uniqueNamespace('paused-leader');
   ops = [0, 1].map((i) => testOperator({ namespaces: [ns.name], identity: `replica-${i}`, logLevel: 'info', args: [...ELECTION, '--leader-election-namespace', ns.name] }));
   await Promise.all(ops.map((o) => o.start()));
