@@ -1,7 +1,7 @@
 # syntax=docker/dockerfile:1
 # secondcron operator image: compiled in a build stage with dev dependencies, shipped with production
 # dependencies only. `make image` builds this file as written with buildah (no Docker daemon), on a
-# Debian-built node 20 base passed as NODE_IMAGE (image/node-base.sh); test/integration/image.test.ts
+# Debian-built node 20 base passed as NODE_IMAGE (test/image/node-base.sh); test/integration/image.test.ts
 # checks the result against the runtime stage below, instruction by instruction, and runs it.
 ARG NODE_IMAGE=node:20-bookworm-slim
 

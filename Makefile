@@ -49,11 +49,11 @@ node-binaries: ## build the real test node (kubelet, kube-proxy, containerd, run
 
 .PHONY: prometheus
 prometheus: ## install prometheus + promtool from Debian if missing (integration tests run them; no daemon)
-	@command -v promtool >/dev/null && command -v prometheus >/dev/null || hack/apt-install.sh prometheus
+	@command -v promtool >/dev/null && command -v prometheus >/dev/null || test/cluster/apt-install.sh prometheus
 
 .PHONY: image
 image: ## build the Dockerfile with buildah (no Docker) into an OCI archive in ~/.cache/secondcron, import it into the real node if one is up; last line: the image reference
-	@CLUSTER_DIR=$(CLUSTER_DIR) image/build.sh
+	@CLUSTER_DIR=$(CLUSTER_DIR) test/image/build.sh
 
 .PHONY: test-integration
 test-integration: build build-test binaries prometheus ## integration tests against a real local control plane (one file: TESTS=test/integration/smoke.test.ts)
@@ -84,7 +84,7 @@ cluster-down: build-test ## stop the local control plane started by cluster-up
 
 .PHONY: crd
 crd: build-test binaries ## regenerate the CRD's spec.jobTemplate from the pinned API server's OpenAPI v3, then chart-sync
-	SECONDCRON_BIN_DIR=$(BIN_DIR) $(NODE) build/tools/crd/generate-crd.js
+	SECONDCRON_BIN_DIR=$(BIN_DIR) $(NODE) build/test/crd/generate-crd.js
 	$(MAKE) chart-sync
 
 .PHONY: chart-sync

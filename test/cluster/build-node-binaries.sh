@@ -13,7 +13,7 @@ CONTAINERD_VERSION=v2.4.2
 RUNC_VERSION=v1.5.3
 CNI_PLUGINS_VERSION=v1.10.0
 
-"$here/../../hack/apt-install.sh" nftables libseccomp-dev gcc libc6-dev pkg-config
+"$here/apt-install.sh" nftables libseccomp-dev gcc libc6-dev pkg-config
 
 cache_root=${SECONDCRON_CACHE:-$HOME/.cache/secondcron}
 # kubelet and kube-proxy come from the control plane's wrapper module: it is part of the key.

@@ -1,4 +1,4 @@
-// The operator image as `make image` builds it (image/build.sh: buildah, the project's Dockerfile):
+// The operator image as `make image` builds it (test/image/build.sh: buildah, the project's Dockerfile):
 // tests get its reference and OCI archive from the script's own output, never by guessing paths.
 import { join } from 'node:path';
 
@@ -13,20 +13,20 @@ export interface BuiltImage {
 }
 
 /**
- * Runs image/build.sh (cold: a Debian base and two `npm ci`, minutes; warm: the layer cache,
+ * Runs test/image/build.sh (cold: a Debian base and two `npm ci`, minutes; warm: the layer cache,
  * seconds). `clusterDir` is where it looks for real-node.json to import into; a directory without
  * one builds the archive only.
  */
 export async function buildImage(opts: { clusterDir: string; timeoutMs?: number }): Promise<BuiltImage> {
-  const script = join(repoRoot(), 'image', 'build.sh');
+  const script = join(repoRoot(), 'test', 'image', 'build.sh');
   const res = await runCommand(script, [], {
     env: { ...process.env, CLUSTER_DIR: opts.clusterDir },
     timeoutMs: opts.timeoutMs ?? 1_800_000,
   });
-  if (res.code !== 0) throw new Error(`image/build.sh exited ${res.code}:\n${res.stderr.split('\n').slice(-40).join('\n')}`);
+  if (res.code !== 0) throw new Error(`test/image/build.sh exited ${res.code}:\n${res.stderr.split('\n').slice(-40).join('\n')}`);
   const lines = res.stdout.trim().split('\n');
   const ref = lines.at(-1) ?? '';
   const archive = lines.find((l) => l.startsWith('archive: '))?.slice('archive: '.length);
-  if (!archive || !ref) throw new Error(`image/build.sh printed no archive and reference:\n${res.stdout}`);
+  if (!archive || !ref) throw new Error(`test/image/build.sh printed no archive and reference:\n${res.stdout}`);
   return { ref, archive };
 }

@@ -1,4 +1,4 @@
-// The operator image as users get it: `make image` (image/build.sh) builds the project's Dockerfile
+// The operator image as users get it: `make image` (test/image/build.sh) builds the project's Dockerfile
 // with buildah; this test reads the OCI archive it wrote like a runtime does (config, layers with
 // whiteouts), checks what the image holds, and runs it like a container — its own PID and mount
 // namespaces, read-only root, the image's User, WorkingDir, Env and Entrypoint — against the shared
@@ -69,7 +69,7 @@ describe('the image built by make image', () => {
     if (work) rmSync(work, { recursive: true, force: true });
   });
 
-  test('image/build.sh builds the Dockerfile and prints the archive and, last, the reference', { timeout: 1_800_000 }, async (t) => {
+  test('test/image/build.sh builds the Dockerfile and prints the archive and, last, the reference', { timeout: 1_800_000 }, async (t) => {
     const t0 = performance.now();
     // A cluster directory without real-node.json: build the archive only, import nowhere.
     built = await buildImage({ clusterDir: join(work, 'no-cluster') });
@@ -144,7 +144,7 @@ describe('the image built by make image', () => {
     assert.ok(built, 'the build test ran first');
     // npm 10.8.2 exited 0 here ("Exit handler never called!"): buildah went on and its layer cache
     // kept the step's broken result for every later build. Run with buildah on the built image.
-    const buildah = join(REPO_ROOT, 'image', 'buildah.sh');
+    const buildah = join(REPO_ROOT, 'test', 'image', 'buildah.sh');
     const from = await runCommand(buildah, ['from', '--pull=never', '--quiet', built.ref]);
     assert.equal(from.code, 0, from.stderr);
     const container = from.stdout.trim();

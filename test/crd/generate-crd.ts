@@ -1,8 +1,8 @@
 // `make crd`: regenerates the CRD's spec.jobTemplate from the pinned Kubernetes version. Starts the
 // test control plane, reads the API server's OpenAPI v3 for batch/v1, converts JobTemplateSpec into a
-// structural schema (tools/crd/structural-schema.ts) and writes it into the CRD file in place.
-import { startCluster } from '../../test/cluster/cluster.js';
-import { repoRoot } from '../../test/cluster/repo-root.js';
+// structural schema (test/crd/structural-schema.ts) and writes it into the CRD file in place.
+import { startCluster } from '../cluster/cluster.js';
+import { repoRoot } from '../cluster/repo-root.js';
 import { crdPath, readCrd, writeCrd } from './crd-file.js';
 import { jobTemplateSchema, withJobTemplate } from './job-template.js';
 import type { OpenApiDocument } from './structural-schema.js';

@@ -2,7 +2,7 @@
 # Installs the named Debian packages that are not installed yet (no recommends), and starts no
 # service while doing so: a policy-rc.d that forbids it is put in place for the install when the
 # machine has none. Idempotent: with everything installed it only asks dpkg and exits.
-#   hack/apt-install.sh buildah mmdebstrap
+#   test/cluster/apt-install.sh buildah mmdebstrap
 set -euo pipefail
 
 missing=()

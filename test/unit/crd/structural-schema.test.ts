@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { type OpenApiDocument, SchemaError, structuralSchema } from '../../../tools/crd/structural-schema.js';
+import { type OpenApiDocument, SchemaError, structuralSchema } from '../../crd/structural-schema.js';
 
 /** The node at a path of property names. */
 function at(node: unknown, ...path: string[]): Record<string, unknown> {

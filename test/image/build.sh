@@ -6,11 +6,11 @@
 # imports it into that node's containerd so the kubelet finds it without pulling.
 # Stdout: "archive: <path>", then the image reference as the last line; progress goes to stderr.
 # The tag is <package.json version>-<image id>: a new image always gets a new tag.
-#   CLUSTER_DIR=.cluster image/build.sh
+#   CLUSTER_DIR=.cluster test/image/build.sh
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/.." && pwd)
+root=$(cd "$here/../.." && pwd)
 cache_root=${SECONDCRON_CACHE:-$HOME/.cache/secondcron}
 cluster_dir=${CLUSTER_DIR:-$root/.cluster}
 REPOSITORY=localhost/secondcron
@@ -18,7 +18,7 @@ bah() { "$here/buildah.sh" "$@"; }
 start=$(date +%s)
 step() { echo "[image $(( $(date +%s) - start ))s] $*" >&2; }
 
-"$root/hack/apt-install.sh" buildah mmdebstrap
+"$root/test/cluster/apt-install.sh" buildah mmdebstrap
 base=$("$here/node-base.sh" | tail -n 1)
 version=$(node -p 'JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")).version' "$root/package.json")
 
