@@ -28,7 +28,7 @@ export interface WorkQueueOptions {
 
 // A failed finalizer or status patch is usually a stale cache that the next watch event refreshes;
 // the backoff only has to keep an API server that keeps failing from being hammered.
-export const DEFAULT_BACKOFF: BackoffPolicy = { initialMs: 100, maxMs: 30_000 };
+const DEFAULT_BACKOFF: BackoffPolicy = { initialMs: 100, maxMs: 30_000 };
 
 interface Delayed {
   handle: TimerHandle;

@@ -33,7 +33,6 @@ export function isStatus(err: unknown, status: number): boolean {
 }
 
 export const isNotFound = (err: unknown): boolean => isStatus(err, 404);
-export const isConflict = (err: unknown): boolean => isStatus(err, 409);
 export const isAlreadyExists = (err: unknown): boolean => err instanceof ApiError && err.status === 409 && err.reason === 'AlreadyExists';
 
 /** Worth retrying: throttling, server errors, and network failures. Not 4xx validation errors. */

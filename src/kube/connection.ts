@@ -118,7 +118,7 @@ async function tokenAuth(token: TokenFile, signal: AbortSignal | undefined): Pro
 const DIRECT_USER_FIELDS = new Set(['token', 'tokenFile', 'client-certificate', 'client-certificate-data', 'client-key', 'client-key-data', 'username', 'password', 'exec']);
 const DIRECT_CLUSTER_FIELDS = new Set(['server', 'certificate-authority', 'certificate-authority-data', 'insecure-skip-tls-verify', 'tls-server-name', 'extensions']);
 
-export async function connectionFor(kc: ResolvedKubeconfig, opts: ConnectionOptions = {}): Promise<KubeConnection> {
+async function connectionFor(kc: ResolvedKubeconfig, opts: ConnectionOptions = {}): Promise<KubeConnection> {
   const direct = directConnection(kc, opts);
   if (direct) return direct;
   const { clientNodeConnection } = await import('./client-node-connection.js');

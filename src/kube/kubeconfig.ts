@@ -55,7 +55,7 @@ export class KubeconfigError extends Error {
 }
 
 /** The files to read, in precedence order. */
-export function kubeconfigPaths(selection: KubeconfigSelection): string[] {
+function kubeconfigPaths(selection: KubeconfigSelection): string[] {
   if (selection.kubeconfig) return [selection.kubeconfig];
   const env = selection.env ?? process.env;
   const listed = (env.KUBECONFIG ?? '').split(delimiter).filter((p) => p !== '');
