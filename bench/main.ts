@@ -142,6 +142,7 @@ async function main(): Promise<number> {
           results.burst = r.result;
           samples.burstOurs = r.samples.secondcron;
           samples.burstUpstream = r.samples.cronjob;
+          samples.burstUpstreamDefaultQps = r.samples.cronjobDefaultQps;
         });
       } finally {
         await idle;

@@ -34,7 +34,7 @@ export interface Results {
 export const FIXED = {
   floor: ['p50_ms', 'p99_ms'],
   steady: ['p50_ms', 'p90_ms', 'p99_ms', 'max_ms', 'expected', 'seen', 'duplicates', 'missed'],
-  burst: ['secondcron_first_ms', 'secondcron_last_ms', 'cronjob_first_ms', 'cronjob_last_ms', 'ratio_last'],
+  burst: ['secondcron_first_ms', 'secondcron_last_ms', 'cronjob_first_ms', 'cronjob_last_ms', 'ratio_last', 'cronjob_default_qps'],
   scale: ['schedules', 'rss_mib', 'ready_s', 'idle_cpu_pct'],
   scheduler: ['p50_ms', 'p99_ms'],
 } as const;

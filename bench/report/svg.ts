@@ -10,10 +10,11 @@ export interface Series {
 }
 
 const W = 960;
-const H = 560;
-const M = { left: 64, right: 24, top: 48, bottom: 170 };
+const M = { left: 64, right: 24, top: 48 };
 const PW = W - M.left - M.right;
-const PH = H - M.top - M.bottom;
+const PH = 342;
+/** Below the plot: axis labels (56 px), then one 16 px legend line per series. */
+const height = (series: number): number => M.top + PH + 56 + 16 * series + 8;
 
 const esc = (s: string): string => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
@@ -24,6 +25,7 @@ function msLabel(ms: number): string {
 
 export function latencySvg(title: string, subtitle: string, series: Series[]): string {
   const nonEmpty = series.filter((s) => s.samples.length > 0);
+  const H = height(nonEmpty.length);
   const all = nonEmpty.flatMap((s) => s.samples).filter((v) => v > 0);
   const lo = Math.max(-2, Math.floor(Math.log10(all.length ? Math.min(...all) : 0.1)));
   const hi = Math.max(lo + 1, Math.ceil(Math.log10(all.length ? Math.max(...all) : 1000)));

@@ -66,6 +66,12 @@ export function tableRows(r: Results): Row[] {
     sideRow('secondcron', b.secondcron);
     sideRow('CronJob (upstream)', b.cronjob);
     add('burst', 'CronJob last / secondcron last', f(b.ratio_last, '×'), target('burst', 'CronJob last / ours last'));
+    const d = b.cronjob_default_qps;
+    if (d === null || 'error' in d) add('burst', 'CronJob at kube-controller-manager defaults: FAILED', (d?.error ?? 'not run').split('\n')[0] ?? '');
+    else {
+      sideRow(`CronJob at kcm defaults (qps ${d.kube_api_qps}, burst ${d.kube_api_burst})`, d);
+      add('burst', `CronJob at kcm defaults last / secondcron last (the ≥ 10× above is at qps 100 / burst 200)`, f(d.ratio_last, '×'));
+    }
     const l = b.limits;
     add('burst', `secondcron limits: token bucket (qps ${l.qps}, burst ${l.burst}) / concurrency ${l.max_concurrent_creates} alone`, `${f(l.token_bucket_floor_ms, '')} / ${f(l.concurrency_floor_ms)}`);
     add('burst', 'secondcron: max queue depth / in flight, 429s, busy before slot', `${l.max_queue_depth} / ${l.max_inflight}, ${l.throttled_429}, ${l.busy_before_slot ? 'yes' : 'no'}`);

@@ -15,6 +15,7 @@ export interface RunSamples {
   steady?: number[];
   burstOurs?: number[];
   burstUpstream?: number[];
+  burstUpstreamDefaultQps?: number[];
   scheduler?: number[];
 }
 
@@ -52,6 +53,7 @@ export function writeResults(dir: string, partial: boolean, results: Results, sa
     { label: `steady: slot → watch, ${c.steady.schedules} × intervalSeconds 1`, samples: samples.steady ?? [], color: '#1f77b4' },
     { label: `burst: secondcron, ${c.burst.schedules} due at once`, samples: samples.burstOurs ?? [], color: '#2ca02c' },
     { label: `burst: CronJob controller, ${c.burst.schedules} due at once`, samples: samples.burstUpstream ?? [], color: '#d62728' },
+    { label: `burst: CronJob controller at kcm's default qps 20 / burst 30`, samples: samples.burstUpstreamDefaultQps ?? [], color: '#ff9896' },
     { label: `scheduler alone: timer lateness, ${c.scheduler.entries}/s`, samples: samples.scheduler ?? [], color: '#9467bd' },
   ];
   const subtitle = `${results.commit.slice(0, 12)} · ${results.date.slice(0, 16)}Z · ${c.quick ? 'QUICK' : 'full'} · ${m.cores}× ${m.cpu_model} · ${m.k8s_version} · load ${m.load_start[0]}`;

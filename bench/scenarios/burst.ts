@@ -4,7 +4,7 @@
 // Job watch arrival minus the slot the controller stamped on the Job.
 import { parseConfig } from '../../src/config.js';
 import type { Cluster } from '../../test/cluster/cluster.js';
-import { JobWatcher, type SeenJob } from '../../test/cluster/job-watcher.js';
+import { JobWatcher } from '../../test/cluster/job-watcher.js';
 import type { OperatorProcess } from '../../test/cluster/operator-process.js';
 import type { KubeRest } from '../../src/kube/rest.js';
 import {
@@ -21,21 +21,10 @@ import {
 import { finishOperator, procCpuSeconds, scrape, startLeadingOperator } from '../lib/operator.js';
 import type { PromSamples } from '../lib/prom-text.js';
 import { say, sleep, sleepUntil, waitUntil } from '../lib/progress.js';
-import { round2, summarize } from '../lib/stats.js';
+import { round2 } from '../lib/stats.js';
+import { type CronJobAtDefaults, type CronJobAtDefaultsFailed, cronJobAtDefaultQps } from './burst-default-qps.js';
+import { type BurstSide, measureUpstream, names, side } from './burst-side.js';
 import { type OperatorFigures, operatorFigures } from './operator-figures.js';
-
-export interface BurstSide {
-  schedules: number;
-  slot: string;
-  seen: number;
-  duplicates: number;
-  first_ms: number | null;
-  last_ms: number | null;
-  p50_ms: number | null;
-  p99_ms: number | null;
-  /** Jobs per second between the first and the last arrival. */
-  jobs_per_s: number | null;
-}
 
 export interface BurstLimits {
   max_concurrent_creates: number;
@@ -63,6 +52,8 @@ export interface BurstResult {
   secondcron: BurstSide;
   cronjob: BurstSide;
   limits: BurstLimits;
+  /** The CronJob side again, kube-controller-manager at its upstream default client limits. */
+  cronjob_default_qps: CronJobAtDefaults | CronJobAtDefaultsFailed;
 }
 
 const NS_OURS = 'bench-burst-secondcron';
@@ -84,29 +75,6 @@ export const BURST_TIMING: { full: BurstTiming; quick: BurstTiming } = {
   full: { scjLeadMs: 40_000, cronJobLeadMs: 20_000, separationMs: 15_000 },
   quick: { scjLeadMs: 15_000, cronJobLeadMs: 12_000, separationMs: 8_000 },
 };
-
-function side(jobs: SeenJob[], schedules: number, slotMs: number): { side: BurstSide; latencies: number[] } {
-  const atSlot = jobs.filter((j) => j.slotMs === slotMs);
-  const perOwner = new Map<string, number>();
-  for (const j of atSlot) perOwner.set(j.owner, (perOwner.get(j.owner) ?? 0) + 1);
-  const latencies = atSlot.map((j) => j.arrivedMs - slotMs);
-  const s = summarize(latencies);
-  const spanS = s.max_ms !== null && s.min_ms !== null ? (s.max_ms - s.min_ms) / 1000 : 0;
-  return {
-    side: {
-      schedules,
-      slot: new Date(slotMs).toISOString(),
-      seen: perOwner.size,
-      duplicates: atSlot.length - perOwner.size,
-      first_ms: s.min_ms,
-      last_ms: s.max_ms,
-      p50_ms: s.p50_ms,
-      p99_ms: s.p99_ms,
-      jobs_per_s: spanS > 0 ? Math.round(atSlot.length / spanS) : null,
-    },
-    latencies,
-  };
-}
 
 /** Max of the operator's queue-depth and in-flight gauges, scraped every 250 ms while `active()` (each scrape costs the operator a little). */
 async function sampleQueue(op: OperatorProcess, active: () => boolean): Promise<{ depth: number; inflight: number }> {
@@ -166,20 +134,24 @@ async function measureOurs(rest: KubeRest, op: OperatorProcess, ours: JobWatcher
   return { side: o, busyBeforeSlot, maxQueue, delta: after.since(baseline), after, windowS, cpuPct, done };
 }
 
-async function measureUpstream(upstream: JobWatcher, n: number, slot: number): Promise<{ side: BurstSide; latencies: number[] }> {
-  if (Date.now() < slot) say(`burst: waiting for the CronJob slot ${new Date(slot).toISOString()} (${((slot - Date.now()) / 1000).toFixed(0)} s)`);
-  const done = await waitUntil(() => upstream.seen.filter((j) => j.slotMs === slot).length >= n, Math.max(0, slot - Date.now()) + 120_000, 100);
-  const c = side(upstream.seen, n, slot);
-  say(`burst: CronJob ${c.side.seen}/${n} Jobs, first ${c.side.first_ms} ms, p50 ${c.side.p50_ms} ms, p99 ${c.side.p99_ms} ms, last ${c.side.last_ms} ms after the slot${done ? '' : ' (TIMED OUT)'}`);
-  return c;
-}
-
-const names = (prefix: string, n: number): string[] => Array.from({ length: n }, (_, i) => `${prefix}-${String(i).padStart(4, '0')}`);
+type BurstOpts = { schedules: number; pods: boolean; floorConcurrentP50Ms: number | null; timing: BurstTiming };
 
 export async function runBurst(
   cluster: Cluster,
-  opts: { schedules: number; pods: boolean; floorConcurrentP50Ms: number | null; timing: BurstTiming },
-): Promise<{ result: BurstResult; samples: { secondcron: number[]; cronjob: number[] } }> {
+  opts: BurstOpts,
+): Promise<{ result: BurstResult; samples: { secondcron: number[]; cronjob: number[]; cronjobDefaultQps: number[] } }> {
+  const both = await runBothBursts(cluster, opts);
+  const atDefaults = await cronJobAtDefaultQps(cluster, { ...opts, leadMs: opts.timing.cronJobLeadMs, drainFirst: NS_UPSTREAM, oursLastMs: both.result.secondcron_last_ms });
+  return {
+    result: { ...both.result, cronjob_default_qps: atDefaults.result },
+    samples: { ...both.samples, cronjobDefaultQps: atDefaults.latencies },
+  };
+}
+
+async function runBothBursts(
+  cluster: Cluster,
+  opts: BurstOpts,
+): Promise<{ result: Omit<BurstResult, 'cronjob_default_qps'>; samples: { secondcron: number[]; cronjob: number[] } }> {
   const rest = restFor(cluster.kubeconfigPath);
   const defaults = parseConfig([], {});
   const n = opts.schedules;

@@ -8,6 +8,7 @@
 // CPU seconds spent, not latency.
 import type { Cluster } from '../../test/cluster/cluster.js';
 import type { OperatorProcess } from '../../test/cluster/operator-process.js';
+import { hourlySchedules } from '../lib/hourly-schedules.js';
 import { bulkCreate, createNamespace, restFor, scjManifest, scjPath } from '../lib/kube.js';
 import { finishOperator, makeOperator, procCpuSeconds, procMemoryMiB, scrape, scrapeCost } from '../lib/operator.js';
 import { say, sleep } from '../lib/progress.js';
@@ -81,13 +82,6 @@ const POLL_MS = 250;
  * than Prometheus' usual 30 s: the start-up figures carry that (bench/README.md).
  */
 const METRICS_EVERY = 4;
-
-/** Hourly slots (`S M * * * *`) spread over the hour but never within the next 20 minutes: none fires during the run. */
-function hourlySchedules(n: number): string[] {
-  const m0 = new Date().getUTCMinutes();
-  const minutes = Array.from({ length: 60 }, (_, m) => m).filter((m) => (m - m0 + 60) % 60 >= 20);
-  return Array.from({ length: n }, (_, i) => `${Math.floor(i / minutes.length) % 60} ${minutes[i % minutes.length]} * * * *`);
-}
 
 const mib = (bytes: number): number => round2(bytes / 2 ** 20) as number;
 

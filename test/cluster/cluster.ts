@@ -98,7 +98,26 @@ export interface Cluster {
   pauseApiServer(): void;
   /** Thaws it (SIGCONT). stop() thaws it too. */
   resumeApiServer(): void;
+  /**
+   * Restarts kube-controller-manager (every controller) with these client-side limits, waits for its
+   * /healthz; without `limits`, back to the test cluster's own (KCM_TEST_LIMITS).
+   */
+  restartControllerManager(limits?: ClientLimits): Promise<void>;
 }
+
+/** kube-controller-manager's --kube-api-qps / --kube-api-burst. */
+export interface ClientLimits {
+  qps: number;
+  burst: number;
+}
+
+/** Upstream kube-controller-manager's defaults. */
+export const KCM_DEFAULT_LIMITS: ClientLimits = { qps: 20, burst: 30 };
+/**
+ * What the test cluster runs with: the upstream default makes start-up slow (each controller
+ * requests its own service-account token) and throttles Job pod creation in tests.
+ */
+export const KCM_TEST_LIMITS: ClientLimits = { qps: 100, burst: 200 };
 
 const STOP_GRACE_MS = 5_000;
 const POLL_MS = 100;
@@ -167,6 +186,7 @@ class LocalCluster implements Cluster {
   private stopping: Promise<void> | undefined;
   private untrack: () => void = () => undefined;
   private readonly real: RealNodeParts | undefined;
+  private kcmLimits: ClientLimits = KCM_TEST_LIMITS;
 
   constructor(
     dir: string,
@@ -440,10 +460,8 @@ class LocalCluster implements Cluster {
       `--authorization-kubeconfig=${kubeconfig}`,
       '--bind-address=127.0.0.1',
       `--secure-port=${this.ports.controllerManager}`,
-      // The client-side default (20 qps) makes startup slow (each controller requests its own
-      // service-account token) and throttles Job pod creation in tests.
-      '--kube-api-qps=100',
-      '--kube-api-burst=200',
+      `--kube-api-qps=${this.kcmLimits.qps}`,
+      `--kube-api-burst=${this.kcmLimits.burst}`,
       // One instance: no need to wait for a lease.
       '--leader-elect=false',
       // All default controllers: job, cronjob, garbagecollector, namespace, serviceaccount,
@@ -597,6 +615,15 @@ class LocalCluster implements Cluster {
       await this.stopApiServer();
       throw err;
     }
+  }
+
+  async restartControllerManager(limits: ClientLimits = KCM_TEST_LIMITS): Promise<void> {
+    if (this.stopping) throw new Error('test cluster: already stopped');
+    await this.procs.get('kube-controller-manager')?.stop(STOP_GRACE_MS);
+    this.kcmLimits = limits;
+    this.startControllerManager();
+    await this.waitFor('kube-controller-manager /healthz', ['kube-controller-manager'], Date.now() + 60_000, () =>
+      isOk(`https://127.0.0.1:${this.ports.controllerManager}/healthz`));
   }
 
   stop(): Promise<void> {
