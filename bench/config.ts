@@ -5,6 +5,7 @@ export interface BenchConfig {
   pods: boolean;
   floor: { sequential: number; concurrent: number; batches: number };
   steady: { schedules: number; seconds: number };
+  light: { schedules: number; seconds: number };
   burst: { schedules: number };
   scale: { schedules: number; idleSeconds: number; timeoutS: number };
   scheduler: { entries: number; seconds: number; alignedSeconds: number };
@@ -17,8 +18,9 @@ export function benchConfig(env: NodeJS.ProcessEnv): BenchConfig {
     ? {
         quick,
         pods,
-        floor: { sequential: 200, concurrent: 400, batches: 5 },
+        floor: { sequential: 200, concurrent: 400, batches: 10 },
         steady: { schedules: 20, seconds: 20 },
+        light: { schedules: 10, seconds: 20 },
         burst: { schedules: 100 },
         scale: { schedules: 1_000, idleSeconds: 15, timeoutS: 30 },
         scheduler: { entries: 1_000, seconds: 10, alignedSeconds: 3 },
@@ -26,8 +28,9 @@ export function benchConfig(env: NodeJS.ProcessEnv): BenchConfig {
     : {
         quick,
         pods,
-        floor: { sequential: 1_000, concurrent: 2_000, batches: 10 },
+        floor: { sequential: 1_000, concurrent: 2_000, batches: 30 },
         steady: { schedules: 100, seconds: 60 },
+        light: { schedules: 10, seconds: 60 },
         burst: { schedules: 500 },
         scale: { schedules: 10_000, idleSeconds: 60, timeoutS: 300 },
         scheduler: { entries: 1_000, seconds: 30, alignedSeconds: 10 },

@@ -3,7 +3,7 @@
 // never asserts: prints a table, writes bench/results/latest.json and bench/results/latency.svg.
 //
 //   BENCH_QUICK=1        reduced sizes (under 3 minutes)
-//   BENCH_ONLY=a,b       run only these scenarios (floor, steady, burst, scale, scheduler); results
+//   BENCH_ONLY=a,b       run only these scenarios (floor, steady, light, burst, scale, scheduler); results
 //                        then go to bench/results/partial.json, never over latest.json
 //   BENCH_PODS=1         Jobs run a real (kwok) pod instead of completing at once without one
 //   BENCH_CPU_PROF=dir   V8 CPU profile of every operator run into dir
@@ -19,16 +19,18 @@ import { drainJobs } from './lib/job-drain.js';
 import { restFor, serverVersion } from './lib/kube.js';
 import { commit, load, machineInfo } from './lib/machine.js';
 import { say } from './lib/progress.js';
+import { efficiency } from './report/efficiency.js';
 import { type Results, failed, isFailed } from './report/results.js';
 import { type RunSamples, judge, printTable, writeResults } from './report/write.js';
 import { BURST_TIMING, runBurst } from './scenarios/burst.js';
 import { FLOOR_NAMESPACE, runFloor } from './scenarios/floor.js';
+import { LIGHT_NAMESPACE, runLight } from './scenarios/light.js';
 import { type ScaleRun, startScale } from './scenarios/scale.js';
 import { runScheduler } from './scenarios/scheduler.js';
 import { STEADY_NAMESPACE, runSteady } from './scenarios/steady.js';
 import { installCrd } from '../test/cluster/crd.js';
 
-const SCENARIOS = ['scheduler', 'floor', 'steady', 'scale', 'burst'] as const;
+const SCENARIOS = ['scheduler', 'floor', 'steady', 'light', 'scale', 'burst'] as const;
 type Scenario = (typeof SCENARIOS)[number];
 
 /** The repository root: the nearest directory above this file with a package.json. */
@@ -71,6 +73,8 @@ async function main(): Promise<number> {
     config: { ...cfg, operator_node_options: process.env.BENCH_NODE_OPTIONS ?? chartNodeOptions() },
     floor: failed('floor', notRun),
     steady: failed('steady', notRun),
+    light: failed('light', notRun),
+    efficiency: failed('efficiency', notRun),
     burst: failed('burst', notRun),
     scale: failed('scale', notRun),
     scheduler: failed('scheduler', notRun),
@@ -97,7 +101,7 @@ async function main(): Promise<number> {
   });
 
   let cluster: Cluster | undefined;
-  if (['floor', 'steady', 'scale', 'burst'].some((s) => only.has(s as Scenario))) {
+  if (['floor', 'steady', 'light', 'scale', 'burst'].some((s) => only.has(s as Scenario))) {
     say('starting a private control plane (etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kwok)');
     cluster = await startCluster({ nodes: 1 });
     say(`control plane up in ${(cluster.startupMs / 1000).toFixed(1)} s (${cluster.dir})`);
@@ -116,11 +120,17 @@ async function main(): Promise<number> {
       });
       if (only.has('floor')) await drainJobs(c.kubeconfigPath, FLOOR_NAMESPACE, 180_000);
       await attempt('steady', async () => {
-        const r = await runSteady(c, { ...cfg.steady, pods: cfg.pods });
+        const r = await runSteady(c, { ...cfg.steady, pods: cfg.pods }, isFailed(results.floor) ? null : results.floor.batches.secondToWatch);
         results.steady = r.result;
         samples.steady = r.samples;
       });
       if (only.has('steady')) await drainJobs(c.kubeconfigPath, STEADY_NAMESPACE, 180_000);
+      await attempt('light', async () => {
+        const r = await runLight(c, { ...cfg.light, pods: cfg.pods }, isFailed(results.floor) ? null : results.floor.sequential.createToWatch);
+        results.light = r.result;
+        samples.light = r.samples;
+      });
+      if (only.has('light')) await drainJobs(c.kubeconfigPath, LIGHT_NAMESPACE, 180_000);
       // Scale before burst: once its operator has stopped writing, its idle window runs while the
       // burst scenario waits for its slots (see scenarios/scale.ts for why that is sound).
       let scale: ScaleRun | undefined;
@@ -155,6 +165,7 @@ async function main(): Promise<number> {
     }
   }
 
+  if (only.has('steady')) results.efficiency = efficiency(results.steady, results.floor);
   machine.load_end = load();
   results.duration_s = Math.round((performance.now() - t0) / 1000);
   judge(results);

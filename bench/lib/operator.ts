@@ -34,10 +34,14 @@ export function chartNodeOptions(): string {
   return typeof values.heapLimitMiB === 'number' ? `--max-old-space-size=${values.heapLimitMiB} --max-semi-space-size=4` : '';
 }
 
+/** The operator's Node flags in the bench: BENCH_NODE_OPTIONS (e.g. "" for V8's defaults), else the chart's. */
+export function operatorNodeOptions(): string {
+  return process.env.BENCH_NODE_OPTIONS ?? chartNodeOptions();
+}
+
 export function makeOperator(cluster: Cluster, namespace: string): OperatorProcess {
   const profDir = process.env.BENCH_CPU_PROF ? resolve(process.env.BENCH_CPU_PROF) : undefined;
-  // BENCH_NODE_OPTIONS: Node flags for the operator instead of the chart's (e.g. "" for V8's defaults).
-  const nodeOptions = [profDir ? `--import ${HOOK}` : '', process.env.BENCH_NODE_OPTIONS ?? chartNodeOptions()].filter(Boolean).join(' ');
+  const nodeOptions = [profDir ? `--import ${HOOK}` : '', operatorNodeOptions()].filter(Boolean).join(' ');
   const env: NodeJS.ProcessEnv = { ...cluster.env, ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}) };
   if (profDir) Object.assign(env, { BENCH_CPU_PROF: profDir, BENCH_CPU_PROF_NAME: `operator-${namespace}` });
   return new OperatorProcess({

@@ -42,6 +42,18 @@ export class PromSamples {
     return total;
   }
 
+  /** Sums of `name` per value of `label` (series without that label are left out). */
+  sumByLabel(name: string, label: string): Map<string, number> {
+    const out = new Map<string, number>();
+    const pattern = new RegExp(`[{,]${label}="([^"]*)"`);
+    for (const [key, value] of this.series) {
+      if (!key.startsWith(`${name}{`)) continue;
+      const v = pattern.exec(key)?.[1];
+      if (v !== undefined) out.set(v, (out.get(v) ?? 0) + value);
+    }
+    return out;
+  }
+
   /**
    * A quantile estimated from a histogram's cumulative buckets (upper bound of the bucket holding
    * the rank, as Prometheus' histogram_quantile does without interpolation), in the metric's unit.

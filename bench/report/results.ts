@@ -3,11 +3,13 @@
 // that failed has them null and says why in `error`.
 import type { BurstResult } from '../scenarios/burst.js';
 import type { FloorResult } from '../scenarios/floor.js';
+import type { LightResult } from '../scenarios/light.js';
 import type { ScaleResult } from '../scenarios/scale.js';
 import type { SchedulerResult } from '../scenarios/scheduler.js';
 import type { SteadyResult } from '../scenarios/steady.js';
 import type { MachineInfo } from '../lib/machine.js';
 import type { BenchConfig } from '../config.js';
+import type { Efficiency } from './efficiency.js';
 import type { Target } from './targets.js';
 
 /** A scenario that did not finish: its fixed names set to null, and the reason. */
@@ -25,6 +27,8 @@ export interface Results {
   config: BenchConfig & { operator_node_options: string };
   floor: FloorResult | Failed;
   steady: SteadyResult | Failed;
+  light: LightResult | Failed;
+  efficiency: Efficiency | Failed;
   burst: BurstResult | Failed;
   scale: ScaleResult | Failed;
   scheduler: SchedulerResult | Failed;
@@ -34,6 +38,8 @@ export interface Results {
 export const FIXED = {
   floor: ['p50_ms', 'p99_ms'],
   steady: ['p50_ms', 'p90_ms', 'p99_ms', 'max_ms', 'expected', 'seen', 'duplicates', 'missed'],
+  light: ['p50_ms', 'p99_ms', 'floor_p50_ms', 'floor_p99_ms'],
+  efficiency: ['requests_per_job', 'requests_by_purpose', 'cpu_s_per_1000_jobs', 'floor_cpu_s_per_1000_creates'],
   burst: ['secondcron_first_ms', 'secondcron_last_ms', 'cronjob_first_ms', 'cronjob_last_ms', 'ratio_last', 'cronjob_default_qps'],
   scale: ['schedules', 'rss_mib', 'ready_s', 'idle_cpu_pct'],
   scheduler: ['p50_ms', 'p99_ms'],

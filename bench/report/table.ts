@@ -33,17 +33,19 @@ export function tableRows(r: Results): Row[] {
     add('floor', `creates per second: ${fl.concurrent.concurrency} in flight / sequential`, `${fl.concurrent.perSecond} / ${fl.sequential.perSecond}`);
     const b = fl.batches;
     add('floor', `${b.size} creates released each whole second, ${fl.concurrent.concurrency} in flight (${b.batches} s): second → watch p50 / p99`, pair(b.secondToWatch.p50_ms, b.secondToWatch.p99_ms));
+    add('floor', `the same batches: client CPU per 1000 creates (own process, incl. decoding ${b.client.watch_events} watch events)`, f(b.cpu_s_per_1000_creates, 's'));
   }
 
   if (isFailed(r.steady)) add('steady', 'FAILED', r.steady.error.split('\n')[0] ?? '');
   else {
     const s = r.steady;
     add('steady', 'schedules × seconds', `${s.schedules} × ${s.seconds} s`);
-    add('steady', 'slot → watch p50', f(s.p50_ms), target('steady', 'p50'));
+    add('steady', 'slot → watch p50', f(s.p50_ms));
     add('steady', 'slot → watch p90', f(s.p90_ms));
-    add('steady', 'slot → watch p99', f(s.p99_ms), target('steady', 'p99'));
+    add('steady', 'slot → watch p99', f(s.p99_ms));
     add('steady', 'slot → watch max', f(s.max_ms));
-    add('steady', "p50 vs floor (round trip p50 at the operator's concurrency)", f(s.p50_ms), target('steady', 'p50 vs floor p50'));
+    add('steady', 'p50 / floor batches p50 (same shape, the API server alone)', f(s.vs_floor_batches.p50_ratio, '×'), target('steady', 'p50 / floor batches p50'));
+    add('steady', 'p99 / floor batches p99', f(s.vs_floor_batches.p99_ratio, '×'), target('steady', 'p99 / floor batches p99'));
     if (!isFailed(r.floor)) {
       const fb = r.floor.batches.secondToWatch;
       const d = (a: number | null, b: number | null): number | null => (a === null || b === null ? null : Math.round((a - b) * 100) / 100);
@@ -56,6 +58,27 @@ export function tableRows(r: Results): Row[] {
     add('steady', 'operator: API requests per second', Object.entries(s.operator.requests_per_s).map(([k, v]) => `${k} ${v}`).join(', '));
     const reasons = Object.entries(s.operator.missed_by_reason);
     if (reasons.length) add('steady', 'operator: slots it counted as missed, by reason', reasons.map(([k, v]) => `${k} ${v}`).join(', '));
+  }
+
+  if (isFailed(r.light)) add('light', 'FAILED', r.light.error.split('\n')[0] ?? '');
+  else {
+    const l = r.light;
+    add('light', 'schedules × seconds', `${l.schedules} × ${l.seconds} s`);
+    add('light', 'slot → watch p50 / p90 / p99 / max', `${f(l.p50_ms, '')} / ${f(l.p90_ms, '')} / ${f(l.p99_ms, '')} / ${f(l.max_ms)}`);
+    add('light', 'floor: sequential create → watch p50 / p99 (same run)', pair(l.floor_p50_ms, l.floor_p99_ms));
+    add('light', 'p50 / floor sequential p50', f(l.p50_ratio, '×'), target('light', 'p50 / floor sequential p50'));
+    add('light', 'p99 / floor sequential p99', f(l.p99_ratio, '×'), target('light', 'p99 / floor sequential p99'));
+    add('light', 'Jobs expected / seen; duplicates; missed', `${l.expected} / ${l.seen}; ${l.duplicates}; ${l.missed}`);
+    add('light', 'operator: CPU, timer lateness p99, trigger latency p50 / p99', `${f(l.operator.cpu_pct, '%')}, ≤ ${f(l.operator.timer_lateness_p99_ms)}, ≤ ${pair(l.operator.trigger_latency_p50_ms, l.operator.trigger_latency_p99_ms)}`);
+  }
+
+  if (isFailed(r.efficiency)) add('efficiency', 'FAILED', r.efficiency.error.split('\n')[0] ?? '');
+  else {
+    const e = r.efficiency;
+    add('efficiency', `steady: API requests per Job (all, ${e.requests_per_s ?? 'n/a'}/s for ${e.jobs_per_s ?? 'n/a'} Jobs/s)`, f(e.requests_per_job, ''), target('efficiency', 'requests per Job'));
+    add('efficiency', `steady: requests per Job by ${e.requests_by}`, Object.entries(e.requests_by_purpose).map(([k, v]) => `${k} ${v}`).join(', '));
+    add('efficiency', 'steady: operator CPU per 1000 Jobs', f(e.cpu_s_per_1000_jobs, 's'), target('efficiency', 'CPU per 1000 Jobs'));
+    add('efficiency', 'floor client CPU per 1000 creates; operator / floor', `${f(e.floor_cpu_s_per_1000_creates, 's')}; ${f(e.cpu_vs_floor, '×')}`);
   }
 
   if (isFailed(r.burst)) add('burst', 'FAILED', r.burst.error.split('\n')[0] ?? '');

@@ -3,7 +3,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { parseConfig } from '../../src/config.js';
-import type { Results } from './results.js';
+import { type Results, isFailed } from './results.js';
 import { latencySvg } from './svg.js';
 import { markdownTable, tableRows, textTable } from './table.js';
 import { judgeTargets } from './targets.js';
@@ -13,6 +13,7 @@ export interface RunSamples {
   floorRtt?: number[];
   floorBatch?: number[];
   steady?: number[];
+  light?: number[];
   burstOurs?: number[];
   burstUpstream?: number[];
   burstUpstreamDefaultQps?: number[];
@@ -26,12 +27,17 @@ const num = (r: object, k: string): number | null => {
 
 export function judge(results: Results): void {
   results.targets = judgeTargets({
-    floorP50: num(results.floor, 'p50_ms'),
     steady: {
-      p50: num(results.steady, 'p50_ms'),
-      p99: num(results.steady, 'p99_ms'),
+      p50Ratio: isFailed(results.steady) ? null : results.steady.vs_floor_batches.p50_ratio,
+      p99Ratio: isFailed(results.steady) ? null : results.steady.vs_floor_batches.p99_ratio,
       duplicates: num(results.steady, 'duplicates'),
       missed: num(results.steady, 'missed'),
+    },
+    light: { p50Ratio: num(results.light, 'p50_ratio'), p99Ratio: num(results.light, 'p99_ratio') },
+    efficiency: {
+      requestsPerJob: num(results.efficiency, 'requests_per_job'),
+      cpuPer1000: num(results.efficiency, 'cpu_s_per_1000_jobs'),
+      floorCpuPer1000: num(results.efficiency, 'floor_cpu_s_per_1000_creates'),
     },
     ratioLast: num(results.burst, 'ratio_last'),
     scale: { rss: num(results.scale, 'rss_mib'), ready: num(results.scale, 'ready_s'), idleCpu: num(results.scale, 'idle_cpu_pct') },
@@ -51,6 +57,7 @@ export function writeResults(dir: string, partial: boolean, results: Results, sa
     { label: `floor: Job create round trip, ${parseConfig([], {}).maxConcurrentCreates} in flight`, samples: samples.floorRtt ?? [], color: '#999999' },
     { label: `floor: ${c.steady.schedules} creates released each second → watch (no operator)`, samples: samples.floorBatch ?? [], color: '#555555' },
     { label: `steady: slot → watch, ${c.steady.schedules} × intervalSeconds 1`, samples: samples.steady ?? [], color: '#1f77b4' },
+    { label: `light: slot → watch, ${c.light.schedules} × intervalSeconds 1`, samples: samples.light ?? [], color: '#17becf' },
     { label: `burst: secondcron, ${c.burst.schedules} due at once`, samples: samples.burstOurs ?? [], color: '#2ca02c' },
     { label: `burst: CronJob controller, ${c.burst.schedules} due at once`, samples: samples.burstUpstream ?? [], color: '#d62728' },
     { label: `burst: CronJob controller at kcm's default qps 20 / burst 30`, samples: samples.burstUpstreamDefaultQps ?? [], color: '#ff9896' },

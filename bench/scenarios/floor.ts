@@ -3,6 +3,10 @@
 // --max-concurrent-creates default), with no scheduler, queue or rate limit in front. The bodies are
 // what the operator posts (buildJob of a real SecondCronJob), and the same independent watcher times
 // when each Job becomes visible, so "create → watch" is comparable with the steady scenario.
+import { spawn } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
 import pLimit from 'p-limit';
 
 import { parseConfig } from '../../src/config.js';
@@ -11,9 +15,15 @@ import { JobWatcher } from '../../test/cluster/job-watcher.js';
 import { type JobManifest, type SecondCronJob, jobsPath } from '../../src/controller/api.js';
 import { buildJob } from '../../src/controller/job-builder.js';
 import type { KubeRest } from '../../src/kube/rest.js';
+import { diesWithParent } from '../../test/cluster/parent-death.js';
+import type { FloorClientInput, FloorClientOutput } from '../lib/floor-client.js';
 import { createNamespace, restFor, scjManifest, scjPath } from '../lib/kube.js';
-import { say, sleep, sleepUntil, waitUntil } from '../lib/progress.js';
+import { operatorNodeOptions } from '../lib/operator.js';
+import { say, waitUntil } from '../lib/progress.js';
 import { type Summary, summarize } from '../lib/stats.js';
+
+const FLOOR_CLIENT = join(dirname(fileURLToPath(import.meta.url)), '..', 'lib', 'floor-client.js');
+const round3 = (v: number): number => Math.round(v * 1000) / 1000;
 
 /** The operator's default --max-concurrent-creates: the floor is measured at the operator's concurrency. */
 const CONCURRENCY = parseConfig([], {}).maxConcurrentCreates;
@@ -29,12 +39,17 @@ export interface FloorPhase {
 /**
  * The steady scenario's shape without the operator: `size` creates released together on every whole
  * second (N in flight), timed from that second to the watch arrival of each Job, exactly as steady
- * times slot → watch. What is left between the two is the operator's own cost.
+ * times slot → watch. What is left between the two is the operator's own cost. The creates come
+ * from a process of their own (lib/floor-client.ts) that also watches and decodes those Jobs as the
+ * operator does: its CPU per create is the floor for the operator's CPU per Job.
  */
 export interface FloorBatches {
   batches: number;
   size: number;
   secondToWatch: Summary;
+  /** CPU of the floor client (user + system) per 1,000 creates, watch decoding included, s. */
+  cpu_s_per_1000_creates: number | null;
+  client: { creates: number; cpu_user_s: number; cpu_system_s: number; window_s: number; watch_events: number };
 }
 
 export interface FloorResult {
@@ -98,21 +113,34 @@ async function phase(rest: KubeRest, watcher: JobWatcher, scj: SecondCronJob, fi
   };
 }
 
-async function batchPhase(rest: KubeRest, watcher: JobWatcher, scj: SecondCronJob, firstSlotS: number, batches: number, size: number): Promise<{ b: FloorBatches; samples: number[] }> {
-  const limit = pLimit(CONCURRENCY);
-  const releasedAt = new Map<string, number>();
-  let slot = firstSlotS;
-  for (let b = 0; b < batches; b++) {
-    await sleepUntil(Math.ceil(Date.now() / 1000) * 1000);
-    const second = Date.now();
-    const jobs = Array.from({ length: size }, () => buildJob(scj, slot++ * 1000));
-    for (const job of jobs) releasedAt.set(job.metadata.name, second);
-    // Not awaited: like the operator, the next second's batch does not wait for this one.
-    for (const job of jobs) void limit(() => createJob(rest, job));
-    await sleep(500);
-  }
-  const samples = await watchDelays(watcher, releasedAt);
-  return { b: { batches, size, secondToWatch: summarize(samples) }, samples };
+/** Runs lib/floor-client.js in its own Node process (the operator's Node flags) and returns its answer. */
+function runFloorClient(input: FloorClientInput): Promise<FloorClientOutput> {
+  const [command, args] = diesWithParent(process.execPath, [FLOOR_CLIENT]);
+  const env: NodeJS.ProcessEnv = { ...process.env, NODE_OPTIONS: operatorNodeOptions() };
+  const child = spawn(command, args, { env, stdio: ['pipe', 'pipe', 'inherit'] });
+  const out: Buffer[] = [];
+  child.stdout.on('data', (c: Buffer) => out.push(c));
+  child.stdin.end(JSON.stringify(input));
+  const limit = setTimeout(() => child.kill('SIGKILL'), (input.batches + 90) * 1000);
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      clearTimeout(limit);
+      if (code === 0) resolve(JSON.parse(Buffer.concat(out).toString('utf8')) as FloorClientOutput);
+      else reject(new Error(`floor client exited with ${code ?? signal} (its error is above)`));
+    });
+  });
+}
+
+async function batchPhase(watcher: JobWatcher, input: FloorClientInput): Promise<{ b: FloorBatches; samples: number[] }> {
+  const out = await runFloorClient(input);
+  const samples = await watchDelays(watcher, new Map(out.released));
+  const cpuS = out.cpu_user_s + out.cpu_system_s;
+  const client = { creates: out.creates, cpu_user_s: round3(out.cpu_user_s), cpu_system_s: round3(out.cpu_system_s), window_s: round3(out.window_s), watch_events: out.watch_events };
+  return {
+    b: { batches: input.batches, size: input.size, secondToWatch: summarize(samples), cpu_s_per_1000_creates: out.creates ? round3((cpuS / out.creates) * 1000) : null, client },
+    samples,
+  };
 }
 
 export async function runFloor(cluster: Cluster, opts: { sequential: number; concurrent: number; batches: number; batchSize: number; pods: boolean }): Promise<{ result: FloorResult; samples: FloorSamples }> {
@@ -139,9 +167,9 @@ export async function runFloor(cluster: Cluster, opts: { sequential: number; con
     say(`  round trip p50 ${conc.p.rtt.p50_ms} ms p99 ${conc.p.rtt.p99_ms} ms; create → watch p50 ${conc.p.createToWatch.p50_ms} ms p99 ${conc.p.createToWatch.p99_ms} ms; ${conc.p.perSecond}/s`);
     slot += opts.concurrent;
     say(`floor: ${opts.batches} batches of ${opts.batchSize} creates released on whole seconds (the steady scenario without the operator)`);
-    const batch = await batchPhase(rest, watcher, scj, slot, opts.batches, opts.batchSize);
+    const batch = await batchPhase(watcher, { kubeconfigPath: cluster.kubeconfigPath, namespace: NS, scj, firstSlotS: slot, batches: opts.batches, size: opts.batchSize, concurrency: CONCURRENCY });
     const b = batch.b.secondToWatch;
-    say(`  second → watch p50 ${b.p50_ms} ms p90 ${b.p90_ms} ms p99 ${b.p99_ms} ms max ${b.max_ms} ms`);
+    say(`  second → watch p50 ${b.p50_ms} ms p90 ${b.p90_ms} ms p99 ${b.p99_ms} ms max ${b.max_ms} ms; client CPU ${batch.b.cpu_s_per_1000_creates} s per 1000 creates (${batch.b.client.watch_events} watch events decoded)`);
     return {
       result: { p50_ms: conc.p.rtt.p50_ms, p99_ms: conc.p.rtt.p99_ms, concurrent: conc.p, sequential: seq.p, batches: batch.b },
       samples: { rttConcurrent: conc.rtt, batchToWatch: batch.samples },

@@ -1,14 +1,15 @@
-// Scenario 2: many schedules firing every second. Latency is what an independent watcher sees:
-// watch arrival of the Job minus its secondcron.io/scheduled-at slot.
+// Scenario 2 (steady) and its light twin: N schedules firing every second. Latency is what an
+// independent watcher sees: watch arrival of the Job minus its secondcron.io/scheduled-at slot.
 import type { Cluster } from '../../test/cluster/cluster.js';
 import { JobWatcher } from '../../test/cluster/job-watcher.js';
 import { bulkCreate, createNamespace, restFor, scjManifest, scjPath } from '../lib/kube.js';
 import { finishOperator, procCpuSeconds, scrape, startLeadingOperator } from '../lib/operator.js';
 import { say, sleepUntil, waitUntil } from '../lib/progress.js';
-import { round2, summarize } from '../lib/stats.js';
+import { type Summary, round2, summarize } from '../lib/stats.js';
 import { type OperatorFigures, operatorFigures } from './operator-figures.js';
+import { type RequestCounts, requestCounts } from './request-counts.js';
 
-export interface SteadyResult {
+export interface TickingResult {
   p50_ms: number | null;
   p90_ms: number | null;
   p99_ms: number | null;
@@ -22,24 +23,44 @@ export interface SteadyResult {
   min_ms: number | null;
   mean_ms: number | null;
   operator: OperatorFigures;
+  /** The operator's whole cost over the window (/proc CPU, every API request it made). */
+  window: { seconds: number; cpu_s: number; requests: RequestCounts };
+}
+
+/** Measured / reference, two decimals; null when either is missing. */
+export const ratio = (measured: number | null, reference: number | null): number | null =>
+  measured === null || reference === null || reference <= 0 ? null : Math.round((measured / reference) * 100) / 100;
+
+export interface SteadyResult extends TickingResult {
+  /** Against the floor's batches of the same run (the same shape, the API server alone). */
+  vs_floor_batches: { p50_ratio: number | null; p99_ratio: number | null };
 }
 
 export const STEADY_NAMESPACE = 'bench-steady';
-const NS = STEADY_NAMESPACE;
 const GRACE_MS = 5_000;
 
-export async function runSteady(cluster: Cluster, opts: { schedules: number; seconds: number; pods: boolean }): Promise<{ result: SteadyResult; samples: number[] }> {
+/**
+ * `schedules` SecondCronJobs at intervalSeconds 1 in `namespace` under one operator; after each fired
+ * once, every slot of a `seconds`-long whole-second window is expected exactly once.
+ */
+export async function runTicking(
+  cluster: Cluster,
+  name: string,
+  namespace: string,
+  opts: { schedules: number; seconds: number; pods: boolean },
+): Promise<{ result: TickingResult; samples: number[] }> {
+  const NS = namespace;
   const rest = restFor(cluster.kubeconfigPath);
   await createNamespace(rest, NS);
-  say('steady: starting the operator');
+  say(`${name}: starting the operator`);
   const op = await startLeadingOperator(cluster, NS);
   const watcher = await new JobWatcher({ kubeconfigPath: cluster.kubeconfigPath, namespace: NS }).start();
   try {
     const names = Array.from({ length: opts.schedules }, (_, i) => `tick-${String(i).padStart(4, '0')}`);
     const bulk = await bulkCreate(rest, scjPath(NS), names.map((n) => scjManifest(NS, n, { intervalSeconds: 1 }, opts.pods)), 16);
-    say(`steady: ${opts.schedules} SecondCronJobs (intervalSeconds: 1) created in ${bulk.ms} ms; waiting for each to fire once`);
+    say(`${name}: ${opts.schedules} SecondCronJobs (intervalSeconds: 1) created in ${bulk.ms} ms; waiting for each to fire once`);
     const warm = await waitUntil(() => new Set(watcher.seen.map((j) => j.owner)).size >= opts.schedules, 30_000, 200);
-    if (!warm) say(`steady: WARNING only ${new Set(watcher.seen.map((j) => j.owner)).size} of ${opts.schedules} schedules fired within 30 s`);
+    if (!warm) say(`${name}: WARNING only ${new Set(watcher.seen.map((j) => j.owner)).size} of ${opts.schedules} schedules fired within 30 s`);
 
     const w0 = Math.ceil(Date.now() / 1000) * 1000 + 2_000;
     const w1 = w0 + opts.seconds * 1000;
@@ -47,9 +68,10 @@ export async function runSteady(cluster: Cluster, opts: { schedules: number; sec
     const before = await scrape(op);
     const cpu0 = procCpuSeconds(op.pid as number);
     const t0 = performance.now();
-    say(`steady: measuring slots ${new Date(w0).toISOString()} … ${new Date(w1).toISOString()} (${opts.seconds} s)`);
+    say(`${name}: measuring slots ${new Date(w0).toISOString()} … ${new Date(w1).toISOString()} (${opts.seconds} s)`);
     await sleepUntil(w1 + 500);
-    const cpuPct = ((procCpuSeconds(op.pid as number) - cpu0) / ((performance.now() - t0) / 1000)) * 100;
+    const cpuS = procCpuSeconds(op.pid as number) - cpu0;
+    const windowS = (performance.now() - t0) / 1000;
     const after = await scrape(op);
     await sleepUntil(w1 + GRACE_MS);
 
@@ -64,7 +86,8 @@ export async function runSteady(cluster: Cluster, opts: { schedules: number; sec
     const duplicates = [...byKey.values()].reduce((n, l) => n + l.length - 1, 0);
     const expected = opts.schedules * opts.seconds;
     const s = summarize(latencies);
-    const result: SteadyResult = {
+    const delta = after.since(before);
+    const result: TickingResult = {
       p50_ms: s.p50_ms,
       p90_ms: s.p90_ms,
       p99_ms: s.p99_ms,
@@ -77,12 +100,24 @@ export async function runSteady(cluster: Cluster, opts: { schedules: number; sec
       seconds: opts.seconds,
       min_ms: s.min_ms,
       mean_ms: s.mean_ms,
-      operator: { ...operatorFigures(after.since(before), after, opts.seconds + 1), cpu_pct: round2(cpuPct) },
+      operator: { ...operatorFigures(delta, after, opts.seconds + 1), cpu_pct: round2((cpuS / windowS) * 100) },
+      window: { seconds: Math.round(windowS * 1000) / 1000, cpu_s: Math.round(cpuS * 100) / 100, requests: requestCounts(delta) },
     };
-    say(`steady: seen ${result.seen}/${expected}, duplicates ${duplicates}, missed ${result.missed}; latency p50 ${s.p50_ms} p90 ${s.p90_ms} p99 ${s.p99_ms} max ${s.max_ms} ms; operator CPU ${result.operator.cpu_pct} %`);
+    say(`${name}: seen ${result.seen}/${expected}, duplicates ${duplicates}, missed ${result.missed}; latency p50 ${s.p50_ms} p90 ${s.p90_ms} p99 ${s.p99_ms} max ${s.max_ms} ms; operator CPU ${result.operator.cpu_pct} %, ${result.window.requests.total} API requests`);
     return { result, samples: latencies };
   } finally {
     watcher.stop();
     await finishOperator(op);
   }
+}
+
+/** 100 × 1 s (full): the heavy load, judged against the API server alone under the same shape. */
+export async function runSteady(
+  cluster: Cluster,
+  opts: { schedules: number; seconds: number; pods: boolean },
+  floorBatches: Summary | null,
+): Promise<{ result: SteadyResult; samples: number[] }> {
+  const { result, samples } = await runTicking(cluster, 'steady', STEADY_NAMESPACE, opts);
+  const vs = { p50_ratio: ratio(result.p50_ms, floorBatches?.p50_ms ?? null), p99_ratio: ratio(result.p99_ms, floorBatches?.p99_ms ?? null) };
+  return { result: { ...result, vs_floor_batches: vs }, samples };
 }

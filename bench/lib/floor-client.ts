@@ -1,0 +1,117 @@
+// The floor's batch phase in a process of its own, so the CPU it reports is our client's alone: the
+// operator's KubeRest posting the operator's Job bodies (buildJob, metadata-only answers, as many
+// in flight as --max-concurrent-creates) released together on every whole second, plus a watch of
+// those Jobs decoded as the operator's Job reflector receives it (KubeRest.watch: one JSON.parse per
+// event, full objects, the owner label selector). No scheduler, queue, cache or status work: what
+// the operator spends per Job beyond this is its own.
+//
+// Started by scenarios/floor.ts: reads a FloorClientInput (JSON) on stdin, writes one
+// FloorClientOutput (JSON) on stdout, progress and errors on stderr.
+import pLimit from 'p-limit';
+
+import { type JobManifest, LABEL_OWNER, type SecondCronJob, jobsPath } from '../../src/controller/api.js';
+import { buildJob } from '../../src/controller/job-builder.js';
+import { restFor } from './kube.js';
+import { sleep, sleepUntil } from './progress.js';
+
+export interface FloorClientInput {
+  kubeconfigPath: string;
+  namespace: string;
+  /** The owner of the Jobs: a real SecondCronJob, so bodies carry its controller reference. */
+  scj: SecondCronJob;
+  firstSlotS: number;
+  batches: number;
+  size: number;
+  concurrency: number;
+}
+
+export interface FloorClientOutput {
+  /** Job name → the whole second (epoch ms) its batch was released. */
+  released: Array<[string, number]>;
+  creates: number;
+  /** process.cpuUsage() from the first release until every create was answered and watched, s. */
+  cpu_user_s: number;
+  cpu_system_s: number;
+  window_s: number;
+  /** Watch events decoded in that window (ADDED and the Job controller's MODIFIED). */
+  watch_events: number;
+}
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+async function run(input: FloorClientInput): Promise<FloorClientOutput> {
+  const rest = restFor(input.kubeconfigPath);
+  const path = jobsPath(input.namespace);
+  // Watch from now on: without a resourceVersion the server would first replay every Job of the
+  // earlier floor phases as ADDED.
+  const list = await rest.request<{ metadata: { resourceVersion: string } }>({ verb: 'list', path, query: { limit: 1, labelSelector: LABEL_OWNER } });
+  const watched = new Set<string>();
+  let events = 0;
+  let expected = 0;
+  let allWatched: () => void = () => {};
+  const done = new Promise<void>((resolve) => (allWatched = resolve));
+  const abort = new AbortController();
+  const watching = rest
+    .watch(
+      path,
+      { labelSelector: LABEL_OWNER, allowWatchBookmarks: true, resourceVersion: list.metadata.resourceVersion },
+      (type, obj) => {
+        events++;
+        if (type !== 'ADDED') return;
+        watched.add((obj as JobManifest).metadata.name);
+        if (expected > 0 && watched.size >= expected) allWatched();
+      },
+      abort.signal,
+    )
+    .catch((err: unknown) => {
+      if (!abort.signal.aborted) throw err;
+    });
+
+  const limit = pLimit(input.concurrency);
+  const released: Array<[string, number]> = [];
+  const creates: Promise<unknown>[] = [];
+  let slot = input.firstSlotS;
+  await sleepUntil(Math.ceil(Date.now() / 1000) * 1000);
+  const cpu0 = process.cpuUsage();
+  const eventsBefore = events;
+  const t0 = performance.now();
+  for (let b = 0; b < input.batches; b++) {
+    if (b > 0) await sleepUntil(Math.ceil(Date.now() / 1000) * 1000);
+    const second = Date.now();
+    const jobs = Array.from({ length: input.size }, () => buildJob(input.scj, slot++ * 1000));
+    for (const job of jobs) released.push([job.metadata.name, second]);
+    // Not awaited: like the operator, the next second's batch does not wait for this one.
+    for (const job of jobs) creates.push(limit(() => rest.request({ verb: 'create', path, body: job, timeoutMs: 30_000, metadataOnly: true })));
+    await sleep(500);
+  }
+  await Promise.all(creates);
+  expected = released.length;
+  if (watched.size < expected) {
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([done, watching, new Promise<void>((resolve) => (timer = setTimeout(resolve, 30_000)))]);
+    clearTimeout(timer);
+    if (watched.size < expected) throw new Error(`floor client: watched ${watched.size} of ${expected} Jobs within 30 s`);
+  }
+  const cpu = process.cpuUsage(cpu0);
+  const windowS = (performance.now() - t0) / 1000;
+  const watchEvents = events - eventsBefore;
+  abort.abort();
+  await watching;
+  return { released, creates: released.length, cpu_user_s: cpu.user / 1e6, cpu_system_s: cpu.system / 1e6, window_s: windowS, watch_events: watchEvents };
+}
+
+readStdin()
+  .then((text) => run(JSON.parse(text) as FloorClientInput))
+  .then(
+    (out) => {
+      process.stdout.write(JSON.stringify(out) + '\n', () => process.exit(0));
+    },
+    (err: unknown) => {
+      process.stderr.write(`floor client failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+      process.exit(1);
+    },
+  );
