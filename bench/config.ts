@@ -1,4 +1,4 @@
-// Sizes of each scenario: the full run (the figures) and BENCH_QUICK (under 3 minutes).
+// Sizes of each scenario: the full run (the figures) and BENCH_QUICK (about 6 minutes).
 export interface BenchConfig {
   quick: boolean;
   /** Jobs start one real (kwok) pod each instead of completing at once without one (BENCH_PODS=1). */
@@ -9,6 +9,8 @@ export interface BenchConfig {
   burst: { schedules: number };
   scale: { schedules: number; idleSeconds: number; timeoutS: number };
   scheduler: { entries: number; seconds: number; alignedSeconds: number };
+  /** windowS: how long the new leader's writes are counted (the 60 s; 30 s when quick). */
+  failover: { schedules: number; windowS: number; settleTimeoutS: number };
 }
 
 export function benchConfig(env: NodeJS.ProcessEnv): BenchConfig {
@@ -24,6 +26,7 @@ export function benchConfig(env: NodeJS.ProcessEnv): BenchConfig {
         burst: { schedules: 100 },
         scale: { schedules: 1_000, idleSeconds: 15, timeoutS: 30 },
         scheduler: { entries: 1_000, seconds: 10, alignedSeconds: 3 },
+        failover: { schedules: 1_000, windowS: 30, settleTimeoutS: 90 },
       }
     : {
         quick,
@@ -34,5 +37,6 @@ export function benchConfig(env: NodeJS.ProcessEnv): BenchConfig {
         burst: { schedules: 500 },
         scale: { schedules: 10_000, idleSeconds: 60, timeoutS: 300 },
         scheduler: { entries: 1_000, seconds: 30, alignedSeconds: 10 },
+        failover: { schedules: 10_000, windowS: 60, settleTimeoutS: 300 },
       };
 }

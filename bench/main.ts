@@ -2,8 +2,8 @@
 // side by side with the upstream CronJob controller of the same kube-controller-manager. Measures,
 // never asserts: prints a table, writes bench/results/latest.json and bench/results/latency.svg.
 //
-//   BENCH_QUICK=1        reduced sizes (under 3 minutes)
-//   BENCH_ONLY=a,b       run only these scenarios (floor, steady, light, burst, scale, scheduler); results
+//   BENCH_QUICK=1        reduced sizes (about 6 minutes)
+//   BENCH_ONLY=a,b       run only these scenarios (floor, steady, light, burst, scale, scheduler, failover); results
 //                        then go to bench/results/partial.json, never over latest.json
 //   BENCH_PODS=1         Jobs run a real (kwok) pod instead of completing at once without one
 //   BENCH_CPU_PROF=dir   V8 CPU profile of every operator run into dir
@@ -26,11 +26,12 @@ import { BURST_TIMING, runBurst } from './scenarios/burst.js';
 import { FLOOR_NAMESPACE, runFloor } from './scenarios/floor.js';
 import { LIGHT_NAMESPACE, runLight } from './scenarios/light.js';
 import { type ScaleRun, startScale } from './scenarios/scale.js';
+import { runFailover } from './scenarios/failover.js';
 import { runScheduler } from './scenarios/scheduler.js';
 import { STEADY_NAMESPACE, runSteady } from './scenarios/steady.js';
 import { installCrd } from '../test/cluster/crd.js';
 
-const SCENARIOS = ['scheduler', 'floor', 'steady', 'light', 'scale', 'burst'] as const;
+const SCENARIOS = ['scheduler', 'floor', 'steady', 'light', 'scale', 'burst', 'failover'] as const;
 type Scenario = (typeof SCENARIOS)[number];
 
 /** The repository root: the nearest directory above this file with a package.json. */
@@ -78,6 +79,7 @@ async function main(): Promise<number> {
     burst: failed('burst', notRun),
     scale: failed('scale', notRun),
     scheduler: failed('scheduler', notRun),
+    failover: failed('failover', notRun),
     targets: [],
   };
   const samples: RunSamples = {};
@@ -101,7 +103,7 @@ async function main(): Promise<number> {
   });
 
   let cluster: Cluster | undefined;
-  if (['floor', 'steady', 'light', 'scale', 'burst'].some((s) => only.has(s as Scenario))) {
+  if (['floor', 'steady', 'light', 'scale', 'burst', 'failover'].some((s) => only.has(s as Scenario))) {
     say('starting a private control plane (etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kwok)');
     cluster = await startCluster({ nodes: 1 });
     say(`control plane up in ${(cluster.startupMs / 1000).toFixed(1)} s (${cluster.dir})`);
@@ -157,6 +159,9 @@ async function main(): Promise<number> {
       } finally {
         await idle;
       }
+      await attempt('failover', async () => {
+        results.failover = await runFailover(c, { ...cfg.failover, pods: cfg.pods });
+      });
     }
   } finally {
     if (cluster) {

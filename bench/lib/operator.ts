@@ -39,16 +39,17 @@ export function operatorNodeOptions(): string {
   return process.env.BENCH_NODE_OPTIONS ?? chartNodeOptions();
 }
 
-export function makeOperator(cluster: Cluster, namespace: string): OperatorProcess {
+/** `identity` tells replicas of one namespace apart (the failover scenario runs three). */
+export function makeOperator(cluster: Cluster, namespace: string, identity = `bench-${namespace}`): OperatorProcess {
   const profDir = process.env.BENCH_CPU_PROF ? resolve(process.env.BENCH_CPU_PROF) : undefined;
   const nodeOptions = [profDir ? `--import ${HOOK}` : '', operatorNodeOptions()].filter(Boolean).join(' ');
   const env: NodeJS.ProcessEnv = { ...cluster.env, ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}) };
-  if (profDir) Object.assign(env, { BENCH_CPU_PROF: profDir, BENCH_CPU_PROF_NAME: `operator-${namespace}` });
+  if (profDir) Object.assign(env, { BENCH_CPU_PROF: profDir, BENCH_CPU_PROF_NAME: `operator-${identity}` });
   return new OperatorProcess({
     kubeconfig: cluster.kubeconfigPath,
     env,
     namespaces: [namespace],
-    identity: `bench-${namespace}`,
+    identity,
     // BENCH_OPERATOR_MAIN: another build of the operator (e.g. a patched copy), for experiments.
     mainJs: process.env.BENCH_OPERATOR_MAIN ? resolve(process.env.BENCH_OPERATOR_MAIN) : OPERATOR_MAIN,
     logLevel: 'info',

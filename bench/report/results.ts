@@ -2,6 +2,7 @@
 // the issue fixes (floor.p50_ms, steady.missed, burst.ratio_last, …) are always present; a scenario
 // that failed has them null and says why in `error`.
 import type { BurstResult } from '../scenarios/burst.js';
+import type { FailoverResult } from '../scenarios/failover.js';
 import type { FloorResult } from '../scenarios/floor.js';
 import type { LightResult } from '../scenarios/light.js';
 import type { ScaleResult } from '../scenarios/scale.js';
@@ -32,6 +33,7 @@ export interface Results {
   burst: BurstResult | Failed;
   scale: ScaleResult | Failed;
   scheduler: SchedulerResult | Failed;
+  failover: FailoverResult | Failed;
   targets: Target[];
 }
 
@@ -43,6 +45,7 @@ export const FIXED = {
   burst: ['secondcron_first_ms', 'secondcron_last_ms', 'cronjob_first_ms', 'cronjob_last_ms', 'ratio_last', 'cronjob_default_qps'],
   scale: ['schedules', 'rss_mib', 'ready_s', 'idle_cpu_pct'],
   scheduler: ['p50_ms', 'p99_ms'],
+  failover: ['schedules', 'takeover_ms', 'first_job_ms', 'writes_60s'],
 } as const;
 
 export function failed(scenario: keyof typeof FIXED, err: unknown): Failed {

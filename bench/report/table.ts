@@ -115,6 +115,23 @@ export function tableRows(r: Results): Row[] {
     add('scale', 'Lease lost by the operator during the scenario', s.leader_losses === null ? 'n/a' : String(s.leader_losses));
   }
 
+  if (isFailed(r.failover)) add('failover', 'FAILED', r.failover.error.split('\n')[0] ?? '');
+  else {
+    const x = r.failover;
+    const w = x.writes_window_s;
+    add('failover', `schedules, replicas, lease duration${x.settled ? '' : ' — start-up writes NOT finished before the kill'}`, `${x.schedules}, ${x.replicas}, ${x.lease_duration_s} s`);
+    add('failover', 'leader start → start-up writes over (finalizer + status on every schedule)', f(x.startup_s, 's'));
+    add('failover', 'SIGKILL → Lease taken by a survivor (watch) / its "started leading" log', `${f(x.takeover_ms, '')} / ${f(x.takeover_log_ms)}`);
+    add('failover', 'SIGKILL → first on-time canary Job (watch arrival); its lateness', `${f(x.first_job_ms)}; ${f(x.first_job_lateness_ms)}`);
+    add('failover', 'SIGKILL → catch-up Job (latest missed canary slot); canary slots missed', `${f(x.catch_up_job_ms)}; ${x.canary_slots_missed ?? 'n/a'}`);
+    add('failover', `new leader's write requests in its first ${w} s: all / Lease / canary`, `${x.writes_60s ?? 'n/a'} / ${x.writes_lease ?? 'n/a'} / ${x.writes_canary ?? 'n/a'}`);
+    add('failover', `new leader's writes about schedules not due, first ${w} s`, String(x.writes_60s_non_canary ?? 'n/a'), target('failover', "new leader's writes about schedules not due"));
+    const c = x.changed_non_canary;
+    add('failover', 'other schedules changed (watch): status / finalizer / other, Events, Jobs', `${c.status} / ${c.finalizer} / ${c.other}, ${c.events}, ${c.jobs}`);
+    add('failover', 'writes by verb' + (x.writes_by_purpose ? ' / by purpose' : ''), [x.writes_by_verb, x.writes_by_purpose ?? {}].map((o) => Object.entries(o).map(([k, v]) => `${k} ${v}`).join(', ')).filter(Boolean).join(' / '));
+    add('failover', 'follower writes in the same window; new leader CPU', `${x.follower_writes ?? 'n/a'}; ${f(x.new_leader_cpu_pct, '%')}`);
+  }
+
   if (isFailed(r.scheduler)) add('scheduler', 'FAILED', r.scheduler.error.split('\n')[0] ?? '');
   else {
     const s = r.scheduler;

@@ -18,6 +18,8 @@ export interface Figures {
   ratioLast: number | null;
   scale: { rss: number | null; ready: number | null; idleCpu: number | null };
   schedulerP99: number | null;
+  /** Not judged (null) when the start-up writes were not over before the kill. */
+  failover: { nonCanaryWrites: number | null; schedules: number | null };
 }
 
 function judge(value: number | null, ok: (v: number) => boolean): boolean | null {
@@ -48,5 +50,18 @@ export function judgeTargets(f: Figures): Target[] {
     { scenario: 'scale', figure: 'start → ready', value: f.scale.ready, unit: 's', target: '≤ 15 s', met: judge(f.scale.ready, (v) => v <= 15) },
     { scenario: 'scale', figure: 'idle CPU', value: f.scale.idleCpu, unit: '%', target: '≤ 2 %', met: judge(f.scale.idleCpu, (v) => v <= 2) },
     { scenario: 'scheduler', figure: 'lateness p99', value: f.schedulerP99, unit: 'ms', target: '≤ 2 ms', met: judge(f.schedulerP99, (v) => v <= 2) },
+    failoverTarget(f.failover),
   ];
+}
+
+function failoverTarget(f: Figures['failover']): Target {
+  const limit = f.schedules === null ? null : f.schedules / 100;
+  return {
+    scenario: 'failover',
+    figure: "new leader's writes about schedules not due",
+    value: f.nonCanaryWrites,
+    unit: '',
+    target: limit === null ? '< 1 % of the schedules' : `< 1 % of the schedules = ${limit}`,
+    met: limit === null ? null : judge(f.nonCanaryWrites, (v) => v < limit),
+  };
 }

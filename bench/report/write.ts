@@ -42,6 +42,10 @@ export function judge(results: Results): void {
     ratioLast: num(results.burst, 'ratio_last'),
     scale: { rss: num(results.scale, 'rss_mib'), ready: num(results.scale, 'ready_s'), idleCpu: num(results.scale, 'idle_cpu_pct') },
     schedulerP99: num(results.scheduler, 'p99_ms'),
+    failover: {
+      nonCanaryWrites: isFailed(results.failover) || !results.failover.settled ? null : results.failover.writes_60s_non_canary,
+      schedules: num(results.failover, 'schedules'),
+    },
   });
 }
 
