@@ -70,7 +70,7 @@ async function main(): Promise<void> {
   const connection = await loadConnection(cfg.kubeconfig, { warn: (message, err) => log.warn(message, { err }) });
   const identity = cfg.identity ?? makeIdentity(process.env.POD_NAME ?? hostname(), random);
   const rest = new KubeRest(connection, {
-    observer: { onResponse: (verb, code) => metrics.apiRequests.inc({ verb, code }) },
+    observer: { onResponse: (verb, code, purpose) => metrics.apiRequests.inc({ verb, code, purpose }) },
     userAgent: userAgent(build.version, identity),
   });
   log.info('starting', { version: build.version, commit: build.commit, identity, namespaces: cfg.namespaces.length ? cfg.namespaces : 'all', server: connection.server, credentials: connection.source });
@@ -136,7 +136,15 @@ async function main(): Promise<void> {
     rest,
     scjs: mergedCache(scjReflectors),
     creator,
-    events: new EventRecorder(new FencedRest(rest, () => leadership.fenceRemainingMs()), wall, log.child({ component: 'events' }), identity, priority, () => metrics.eventsDropped.inc()),
+    events: new EventRecorder({
+      rest: new FencedRest(rest, () => leadership.fenceRemainingMs()),
+      wall,
+      timers,
+      log: log.child({ component: 'events' }),
+      instance: identity,
+      priority,
+      onDropped: () => metrics.eventsDropped.inc(),
+    }),
     metrics,
     leadership,
     priority,

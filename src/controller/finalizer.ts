@@ -35,6 +35,7 @@ async function setFinalizers(rest: RestClient, scj: SecondCronJob, finalizers: s
     patchType: 'json',
     timeoutMs: 10_000,
     metadataOnly: true,
+    purpose: 'finalizer',
   });
 }
 
@@ -57,6 +58,7 @@ export async function deleteJob(rest: RestClient, job: Job): Promise<void> {
       path: `${jobsPath(job.metadata.namespace)}/${job.metadata.name}`,
       body: { apiVersion: 'v1', kind: 'DeleteOptions', propagationPolicy: 'Background', preconditions: { uid: job.metadata.uid } },
       timeoutMs: 10_000,
+      purpose: 'job_delete',
     });
   } catch (err) {
     if (!isNotFound(err)) throw err;

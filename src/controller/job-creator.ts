@@ -162,6 +162,7 @@ export class JobCreator {
         body: entry.job,
         timeoutMs,
         metadataOnly: true, // the server fills in metadata only; spec is ours and status is empty
+        purpose: 'job_create',
       });
       metrics.jobsCreated.inc({ result: 'created' });
       outcome = { result: 'created', job: { ...entry.job, metadata: created.metadata, status: {} }, ackMs: this.opts.wall.nowMs() };

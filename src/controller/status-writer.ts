@@ -15,5 +15,6 @@ export async function writeStatus(rest: RestClient, scj: SecondCronJob, status: 
     patchType: 'merge',
     timeoutMs,
     metadataOnly: true,
+    purpose: 'status',
   });
 }

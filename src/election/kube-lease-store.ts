@@ -38,7 +38,7 @@ export class KubeLeaseStore implements LeaseStore {
 
   async get(signal: AbortSignal): Promise<VersionedLease | null> {
     try {
-      return this.remember(await this.opts.rest.request<LeaseObject>({ verb: 'get', path: `${this.path}/${this.opts.name}`, signal }));
+      return this.remember(await this.opts.rest.request<LeaseObject>({ verb: 'get', path: `${this.path}/${this.opts.name}`, signal, purpose: 'lease' }));
     } catch (err) {
       if (err instanceof ApiError && err.status === 404) {
         this.last = null;
@@ -63,7 +63,7 @@ export class KubeLeaseStore implements LeaseStore {
 
   private async write(req: { verb: 'create' | 'update'; path: string; body: LeaseObject; signal: AbortSignal }): Promise<VersionedLease> {
     try {
-      return this.remember(await this.opts.rest.request<LeaseObject>(req));
+      return this.remember(await this.opts.rest.request<LeaseObject>({ ...req, purpose: 'lease' }));
     } catch (err) {
       // 409 is Conflict on PUT (stale resourceVersion) and AlreadyExists on POST: both mean "lost the race".
       if (err instanceof ApiError && err.status === 409) throw new LeaseConflictError(`lease write conflict: ${err.message}`, { cause: err });

@@ -52,6 +52,7 @@ export class MetricsAuthorizer {
         path: '/apis/authentication.k8s.io/v1/tokenreviews',
         body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token } },
         timeoutMs: 10_000,
+        purpose: 'auth',
       });
       const user = tr.status?.user;
       if (!tr.status?.authenticated || !user?.username) {
@@ -72,6 +73,7 @@ export class MetricsAuthorizer {
           },
         },
         timeoutMs: 10_000,
+        purpose: 'auth',
       });
       if (sar.status?.allowed) return { status: 200 };
       return { status: 403, message: `Forbidden: user "${user.username}" may not get ${this.path}${sar.status?.reason ? ` (${sar.status.reason})` : ''}` };

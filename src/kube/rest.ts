@@ -24,13 +24,18 @@ export interface RequestOptions {
    * writes whose answer is not read beyond metadata (the Job create, status patches, Events).
    */
   metadataOnly?: boolean;
+  /**
+   * What the request is for, as a short fixed word (job_create, status, lease, …): the `purpose`
+   * label of the request metric, so requests can be accounted for. Defaults to the verb.
+   */
+  purpose?: string;
 }
 
 const METADATA_ONLY_ACCEPT = 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json';
 
 export interface RestObserver {
   /** Called once per request with its outcome: an HTTP status, or 'error' for a network failure. */
-  onResponse(verb: Verb, code: string): void;
+  onResponse(verb: Verb, code: string, purpose: string): void;
 }
 
 const PATCH_TYPES = {
@@ -116,11 +121,11 @@ export class KubeRest {
         dispatcher: credentials.dispatcher,
       });
       status = response.statusCode;
-      this.observer.onResponse(opts.verb, String(status));
+      this.observer.onResponse(opts.verb, String(status), opts.purpose ?? opts.verb);
       const retryAfter = headerValue(response.headers['retry-after']);
       return { status, text: await response.body.text(), retryAfter };
     } catch (err) {
-      if (status === undefined) this.observer.onResponse(opts.verb, 'error');
+      if (status === undefined) this.observer.onResponse(opts.verb, 'error', opts.purpose ?? opts.verb);
       throw new ApiError(0, 'NetworkError', `${opts.verb} ${opts.path}: ${describeError(err)}`);
     }
   }
@@ -152,10 +157,10 @@ export class KubeRest {
           signal,
           dispatcher: credentials.dispatcher,
         });
-        this.observer.onResponse('watch', String(response.statusCode));
+        this.observer.onResponse('watch', String(response.statusCode), 'watch');
         return response;
       } catch (err) {
-        this.observer.onResponse('watch', 'error');
+        this.observer.onResponse('watch', 'error', 'watch');
         if (signal.aborted) throw err;
         throw new ApiError(0, 'NetworkError', `watch ${path}: ${describeError(err)}`);
       }

@@ -72,8 +72,8 @@ export class Metrics {
   });
   readonly apiRequests = new Counter({
     name: 'secondcron_api_requests_total',
-    help: 'Requests to the Kubernetes API by verb and HTTP status code (error = no response).',
-    labelNames: ['verb', 'code'] as const,
+    help: 'Requests to the Kubernetes API by verb, HTTP status code (error = no response) and purpose (job_create, job_delete, dry_run, status, finalizer, event, lease, list, watch, auth).',
+    labelNames: ['verb', 'code', 'purpose'] as const,
     registers: [this.registry],
   });
   readonly clockSteps = new Counter({
