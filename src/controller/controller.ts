@@ -61,8 +61,15 @@ export interface ControllerDeps {
   schedulerMaxSleepMs?: number;
 }
 
-// Status is written at most once a second per resource (DESIGN §2 allows 5 s of lag).
+// Status is written at most once a second per resource. For a schedule that fires at least every
+// FAST_SCHEDULE_MS, a change that follows a write by less than STATUS_COALESCE_MS waits
+// STATUS_COALESCE_MS, so the changes of a 1 s schedule (a Job created, then finished, every second)
+// go out together: one patch per ~4–5 s instead of one or two per Job (DESIGN §2: for such schedules
+// lastScheduleTime/active may trail by up to 5 s). Other schedules, and a change after a quiet
+// spell, are written at once.
 const STATUS_MIN_INTERVAL_MS = 1_000;
+const STATUS_COALESCE_MS = 3_500;
+const FAST_SCHEDULE_MS = 5_000;
 // The old StatusWriter (4) and housekeeping limit (8) together: bounded, so thousands of resources
 // seen at once (a new leader, a restart) cannot flood the API server or starve Job creates.
 const DEFAULT_WORKERS = 12;
@@ -323,13 +330,22 @@ export class Controller {
     const written = rec.lastWrittenStatus;
     const unchanged = (want: SecondCronJobStatus): boolean =>
       statusEquals(scj.status, want) || (written !== undefined && written.from === scj.metadata.resourceVersion && statusEquals(written.status, want));
-    if (unchanged(this.desiredStatus(key, scj, rec))) return;
-    const wait = rec.lastStatusWriteMonoMs + STATUS_MIN_INTERVAL_MS - this.d.mono.nowMs();
+    if (unchanged(this.desiredStatus(key, scj, rec))) {
+      rec.statusChangedMonoMs = undefined;
+      return;
+    }
+    const now = this.d.mono.nowMs();
+    const changed = (rec.statusChangedMonoMs ??= now);
+    const coalesce = changed - rec.lastStatusWriteMonoMs < STATUS_COALESCE_MS && this.firesOften(rec) ? STATUS_COALESCE_MS : 0;
+    const wait = Math.max(rec.lastStatusWriteMonoMs + STATUS_MIN_INTERVAL_MS, changed + coalesce) - now;
     if (wait > 0) return { requeueAfterMs: wait };
     await this.d.priority.calm();
     // What is true once the create burst has been acknowledged.
     const want = this.desiredStatus(key, scj, rec);
-    if (unchanged(want)) return;
+    if (unchanged(want)) {
+      rec.statusChangedMonoMs = undefined;
+      return;
+    }
     try {
       await writeStatus(this.writes, scj, want);
     } catch (err) {
@@ -339,6 +355,15 @@ export class Controller {
       rec.lastStatusWriteMonoMs = this.d.mono.nowMs();
     }
     rec.lastWrittenStatus = { status: want, from: scj.metadata.resourceVersion };
+    rec.statusChangedMonoMs = undefined;
+  }
+
+  /** The next two slots are at most FAST_SCHEDULE_MS apart. */
+  private firesOften(rec: ScheduleRecord): boolean {
+    if (!rec.compiled.ok) return false;
+    const first = rec.compiled.source.next(this.d.wall.nowMs());
+    const second = first === null ? null : rec.compiled.source.next(first);
+    return first !== null && second !== null && second - first <= FAST_SCHEDULE_MS;
   }
 
   // ---- firing -------------------------------------------------------------------------------

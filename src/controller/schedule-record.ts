@@ -42,6 +42,8 @@ export interface ScheduleRecord {
   /** Status last written by this replica, the resourceVersion it was computed from, and when (monotonic ms). */
   lastWrittenStatus: { status: SecondCronJobStatus; from: string } | undefined;
   lastStatusWriteMonoMs: number;
+  /** When the status this replica would write first differed from what is written (monotonic ms). */
+  statusChangedMonoMs: number | undefined;
 }
 
 export function newRecord(scj: SecondCronJob, compiled: CompileResult): ScheduleRecord {
@@ -61,5 +63,6 @@ export function newRecord(scj: SecondCronJob, compiled: CompileResult): Schedule
     deleting: new Set(),
     lastWrittenStatus: undefined,
     lastStatusWriteMonoMs: Number.NEGATIVE_INFINITY,
+    statusChangedMonoMs: undefined,
   };
 }

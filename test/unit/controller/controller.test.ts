@@ -19,13 +19,31 @@ test('leader: a new SecondCronJob gets its finalizer, a template dry run and a s
   assert.deepEqual(h.creates(), [`hb-${sec(1)}`, `hb-${sec(2)}`, `hb-${sec(3)}`]);
 });
 
-test('status is coalesced: at most one patch a second per resource however many slots fire', async () => {
+test('status of a 1 s schedule is coalesced: a patch every ~4–5 s, never more than 5 s behind its Jobs', async () => {
   const h = new ControllerHarness();
   await h.apply(withFinalizer({}, { status: undefined }));
-  await h.advance(10_000);
-  assert.equal(h.creates().length, 10);
+  for (let s = 1; s <= 20; s++) {
+    await h.advance(1_000);
+    const patches = h.rest.sent('patch', `${SCJ_PATH}/status`);
+    const written = (patches.at(-1)?.body as { status: { lastScheduleTime?: string } } | undefined)?.status.lastScheduleTime;
+    // The Job of slot s - 5 was created 5 s ago: status must show it (or a newer one) by now.
+    if (s > 5) assert.ok(Date.parse(written ?? '') >= sec(s - 5) * 1000, `after ${s} s: status says ${written}, Jobs ${h.creates().join(' ')}`);
+  }
+  assert.equal(h.creates().length, 20);
   const patches = h.statusPatches();
-  assert.ok(patches >= 5 && patches <= 11, `${patches} status patches in 10 s`);
+  assert.ok(patches >= 4 && patches <= 6, `${patches} status patches in 20 s`);
+});
+
+test('status of a schedule that fires every 10 s is written as it changes, not coalesced', async () => {
+  const h = new ControllerHarness();
+  await h.apply(withFinalizer({ intervalSeconds: 10 }, { status: undefined }));
+  await h.advance(30_000);
+  assert.equal(h.creates().length, 3);
+  const times = h.rest.sent('patch', `${SCJ_PATH}/status`).map((r) => (r.body as { status: { lastScheduleTime?: string } }).status.lastScheduleTime);
+  for (const name of h.creates()) {
+    const slot = new Date(Number(name.slice('hb-'.length)) * 1000).toISOString().replace('.000Z', 'Z');
+    assert.ok(times.includes(slot), `a patch for slot ${slot} (written: ${times.join(', ')})`);
+  }
 });
 
 test('a follower keeps its scheduler warm but writes nothing; leading starts the writes', async () => {
