@@ -68,7 +68,7 @@ export interface ControllerDeps {
 // lastScheduleTime/active may trail by up to 5 s). Other schedules, and a change after a quiet
 // spell, are written at once.
 const STATUS_MIN_INTERVAL_MS = 1_000;
-const STATUS_COALESCE_MS = 3_500;
+const STATUS_COALESCE_MS = 4_000;
 const FAST_SCHEDULE_MS = 5_000;
 // The old StatusWriter (4) and housekeeping limit (8) together: bounded, so thousands of resources
 // seen at once (a new leader, a restart) cannot flood the API server or starve Job creates.
