@@ -5,7 +5,7 @@
 //
 // BENCH_CPU_PROF=<dir>: the operator is started with cpu-profile-hook.js preloaded and a profile of
 // its whole run is written to <dir> before it is stopped (see finishOperator).
-import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { get as httpGet } from 'node:http';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -42,6 +42,7 @@ export function operatorNodeOptions(): string {
 /** `identity` tells replicas of one namespace apart (the failover scenario runs three). */
 export function makeOperator(cluster: Cluster, namespace: string, identity = `bench-${namespace}`): OperatorProcess {
   const profDir = process.env.BENCH_CPU_PROF ? resolve(process.env.BENCH_CPU_PROF) : undefined;
+  if (profDir) mkdirSync(profDir, { recursive: true });
   const nodeOptions = [profDir ? `--import ${HOOK}` : '', operatorNodeOptions()].filter(Boolean).join(' ');
   const env: NodeJS.ProcessEnv = { ...cluster.env, ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}) };
   if (profDir) Object.assign(env, { BENCH_CPU_PROF: profDir, BENCH_CPU_PROF_NAME: `operator-${identity}` });
