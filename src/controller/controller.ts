@@ -327,25 +327,22 @@ export class Controller {
     // Our own patch not in the cache yet: the cache still holds the version we computed it from. Once
     // the cache moved on, it is the truth, also when someone else (a previous leader, a human) wrote
     // status since: a leader elected again must repair it, not trust its memory.
+    // A write already due later: nothing to compare until then (a 1 s schedule is reconciled on every
+    // Job event; comparing its status each time was 5 % of the operator's CPU at 100 Jobs/s).
+    const waiting = rec.statusDueMonoMs - this.d.mono.nowMs();
+    if (waiting > 0) return { requeueAfterMs: waiting };
     const written = rec.lastWrittenStatus;
     const unchanged = (want: SecondCronJobStatus): boolean =>
       statusEquals(scj.status, want) || (written !== undefined && written.from === scj.metadata.resourceVersion && statusEquals(written.status, want));
-    if (unchanged(this.desiredStatus(key, scj, rec))) {
-      rec.statusChangedMonoMs = undefined;
-      return;
-    }
+    if (unchanged(this.desiredStatus(key, scj, rec))) return;
     const now = this.d.mono.nowMs();
-    const changed = (rec.statusChangedMonoMs ??= now);
-    const coalesce = changed - rec.lastStatusWriteMonoMs < STATUS_COALESCE_MS && this.firesOften(rec) ? STATUS_COALESCE_MS : 0;
-    const wait = Math.max(rec.lastStatusWriteMonoMs + STATUS_MIN_INTERVAL_MS, changed + coalesce) - now;
-    if (wait > 0) return { requeueAfterMs: wait };
+    const coalesce = now - rec.lastStatusWriteMonoMs < STATUS_COALESCE_MS && this.firesOften(rec) ? STATUS_COALESCE_MS : 0;
+    rec.statusDueMonoMs = Math.max(rec.lastStatusWriteMonoMs + STATUS_MIN_INTERVAL_MS, now + coalesce);
+    if (rec.statusDueMonoMs > now) return { requeueAfterMs: rec.statusDueMonoMs - now };
     await this.d.priority.calm();
     // What is true once the create burst has been acknowledged.
     const want = this.desiredStatus(key, scj, rec);
-    if (unchanged(want)) {
-      rec.statusChangedMonoMs = undefined;
-      return;
-    }
+    if (unchanged(want)) return;
     try {
       await writeStatus(this.writes, scj, want);
     } catch (err) {
@@ -355,7 +352,6 @@ export class Controller {
       rec.lastStatusWriteMonoMs = this.d.mono.nowMs();
     }
     rec.lastWrittenStatus = { status: want, from: scj.metadata.resourceVersion };
-    rec.statusChangedMonoMs = undefined;
   }
 
   /** The next two slots are at most FAST_SCHEDULE_MS apart. */

@@ -144,7 +144,7 @@ export class EventRecorder implements EventSink {
           reportingInstance: this.o.instance,
         },
         timeoutMs: 5_000,
-        metadataOnly: true,
+        discardResponse: true,
         purpose: 'event',
       });
     } catch (err) {
@@ -173,7 +173,7 @@ export class EventRecorder implements EventSink {
         body: { count, message: s.message, lastTimestamp: new Date(s.lastSeenMs).toISOString() },
         patchType: 'merge',
         timeoutMs: 5_000,
-        metadataOnly: true,
+        discardResponse: true,
         purpose: 'event',
       });
     } catch (err) {

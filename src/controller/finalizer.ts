@@ -34,7 +34,7 @@ async function setFinalizers(rest: RestClient, scj: SecondCronJob, finalizers: s
     ],
     patchType: 'json',
     timeoutMs: 10_000,
-    metadataOnly: true,
+    discardResponse: true,
     purpose: 'finalizer',
   });
 }
@@ -58,6 +58,7 @@ export async function deleteJob(rest: RestClient, job: Job): Promise<void> {
       path: `${jobsPath(job.metadata.namespace)}/${job.metadata.name}`,
       body: { apiVersion: 'v1', kind: 'DeleteOptions', propagationPolicy: 'Background', preconditions: { uid: job.metadata.uid } },
       timeoutMs: 10_000,
+      discardResponse: true,
       purpose: 'job_delete',
     });
   } catch (err) {

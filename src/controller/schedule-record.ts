@@ -42,8 +42,8 @@ export interface ScheduleRecord {
   /** Status last written by this replica, the resourceVersion it was computed from, and when (monotonic ms). */
   lastWrittenStatus: { status: SecondCronJobStatus; from: string } | undefined;
   lastStatusWriteMonoMs: number;
-  /** When the status this replica would write first differed from what is written (monotonic ms). */
-  statusChangedMonoMs: number | undefined;
+  /** A status change waits for this moment to be written with the ones after it (monotonic ms). */
+  statusDueMonoMs: number;
 }
 
 export function newRecord(scj: SecondCronJob, compiled: CompileResult): ScheduleRecord {
@@ -63,6 +63,6 @@ export function newRecord(scj: SecondCronJob, compiled: CompileResult): Schedule
     deleting: new Set(),
     lastWrittenStatus: undefined,
     lastStatusWriteMonoMs: Number.NEGATIVE_INFINITY,
-    statusChangedMonoMs: undefined,
+    statusDueMonoMs: Number.NEGATIVE_INFINITY,
   };
 }

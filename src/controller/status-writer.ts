@@ -14,7 +14,7 @@ export async function writeStatus(rest: RestClient, scj: SecondCronJob, status: 
     body: { status: patch },
     patchType: 'merge',
     timeoutMs,
-    metadataOnly: true,
+    discardResponse: true,
     purpose: 'status',
   });
 }

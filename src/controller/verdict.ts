@@ -28,7 +28,7 @@ export async function dryRunJob(rest: RestClient, scj: SecondCronJob, nowMs: num
   const { metadata: { name: _slotName, ...metadata }, ...manifest } = buildJob(scj, Math.floor(nowMs / 1000) * 1000);
   const job = { ...manifest, metadata: { ...metadata, generateName: `${scj.metadata.name}-` } };
   try {
-    await rest.request({ verb: 'create', path: jobsPath(scj.metadata.namespace), query: { dryRun: 'All' }, body: job, timeoutMs: 10_000, metadataOnly: true, purpose: 'dry_run' });
+    await rest.request({ verb: 'create', path: jobsPath(scj.metadata.namespace), query: { dryRun: 'All' }, body: job, timeoutMs: 10_000, discardResponse: true, purpose: 'dry_run' });
     return { ok: true };
   } catch (err) {
     if (!(err instanceof ApiError) || err.status < 400 || err.status >= 500 || err.status === 409) throw err;

@@ -25,6 +25,11 @@ export interface RequestOptions {
    */
   metadataOnly?: boolean;
   /**
+   * The answer of a successful write is not read at all (discarded unparsed; the request resolves to
+   * an empty object): history deletions, status patches, Events. Implies metadataOnly.
+   */
+  discardResponse?: boolean;
+  /**
    * What the request is for, as a short fixed word (job_create, status, lease, …): the `purpose`
    * label of the request metric, so requests can be accounted for. Defaults to the verb.
    */
@@ -107,7 +112,8 @@ export class KubeRest {
   }
 
   private async send(opts: RequestOptions, credentials: Credentials, signal: AbortSignal): Promise<{ status: number; text: string; retryAfter: string | undefined }> {
-    const headers: Record<string, string> = { ...this.userAgent, ...credentials.headers, accept: opts.metadataOnly ? METADATA_ONLY_ACCEPT : 'application/json' };
+    const metadataOnly = opts.metadataOnly === true || opts.discardResponse === true;
+    const headers: Record<string, string> = { ...this.userAgent, ...credentials.headers, accept: metadataOnly ? METADATA_ONLY_ACCEPT : 'application/json' };
     if (opts.body !== undefined) {
       headers['content-type'] = opts.verb === 'patch' ? PATCH_TYPES[opts.patchType ?? 'merge'] : 'application/json';
     }
@@ -123,6 +129,10 @@ export class KubeRest {
       status = response.statusCode;
       this.observer.onResponse(opts.verb, String(status), opts.purpose ?? opts.verb);
       const retryAfter = headerValue(response.headers['retry-after']);
+      if (opts.discardResponse && status >= 200 && status < 300) {
+        await response.body.dump();
+        return { status, text: '', retryAfter };
+      }
       return { status, text: await response.body.text(), retryAfter };
     } catch (err) {
       if (status === undefined) this.observer.onResponse(opts.verb, 'error', opts.purpose ?? opts.verb);
