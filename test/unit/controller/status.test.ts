@@ -50,4 +50,7 @@ test('statusEquals ignores key order (the API server sorts keys) but sees real c
   assert.equal(statusEquals(reordered, a), true);
   assert.equal(statusEquals({ ...a, nextScheduleTime: '2030-01-01T00:00:00Z' }, a), false);
   assert.equal(statusEquals(undefined, a), false);
+  assert.equal(statusEquals({ ...a, lastSuccessfulTime: undefined }, a), true, 'an undefined member is an absent one');
+  assert.equal(statusEquals({ ...a, activeCount: 1, active: [{ apiVersion: 'batch/v1', kind: 'Job', name: 'j', namespace: 'ns', uid: 'u' }] }, { ...a, activeCount: 1, active: [{ apiVersion: 'batch/v1', kind: 'Job', name: 'j', namespace: 'ns', uid: 'v' }] }), false, 'nested changes count');
+  assert.equal(statusEquals({ ...a, active: [] }, a), true, 'an empty active list is no list (the API server drops it)');
 });
