@@ -115,7 +115,7 @@ async function main(): Promise<number> {
       machine.k8s_version = await serverVersion(restFor(c.kubeconfigPath));
 
       await attempt('floor', async () => {
-        const r = await runFloor(c, { ...cfg.floor, batchSize: cfg.steady.schedules, pods: cfg.pods });
+        const r = await runFloor(c, { ...cfg.floor, batchSize: cfg.steady.schedules, lightBatchSize: cfg.light.schedules, pods: cfg.pods });
         results.floor = r.result;
         samples.floorRtt = r.samples.rttConcurrent;
         samples.floorBatch = r.samples.batchToWatch;
@@ -128,7 +128,7 @@ async function main(): Promise<number> {
       });
       if (only.has('steady')) await drainJobs(c.kubeconfigPath, STEADY_NAMESPACE, 180_000);
       await attempt('light', async () => {
-        const r = await runLight(c, { ...cfg.light, pods: cfg.pods }, isFailed(results.floor) ? null : results.floor.sequential.createToWatch);
+        const r = await runLight(c, { ...cfg.light, pods: cfg.pods }, isFailed(results.floor) ? null : results.floor);
         results.light = r.result;
         samples.light = r.samples;
       });

@@ -34,6 +34,8 @@ export function tableRows(r: Results): Row[] {
     const b = fl.batches;
     add('floor', `${b.size} creates released each whole second, ${fl.concurrent.concurrency} in flight (${b.batches} s): second → watch p50 / p99`, pair(b.secondToWatch.p50_ms, b.secondToWatch.p99_ms));
     add('floor', `the same batches: client CPU per 1000 creates (own process, incl. decoding ${b.client.watch_events} watch events)`, f(b.cpu_s_per_1000_creates, 's'));
+    const lb = fl.light_batches;
+    add('floor', `${lb.size} creates released each whole second (${lb.batches} s): second → watch p50 / p99; client CPU per 1000 creates`, `${pair(lb.secondToWatch.p50_ms, lb.secondToWatch.p99_ms)}; ${f(lb.cpu_s_per_1000_creates, 's')}`);
   }
 
   if (isFailed(r.steady)) add('steady', 'FAILED', r.steady.error.split('\n')[0] ?? '');
@@ -68,6 +70,7 @@ export function tableRows(r: Results): Row[] {
     add('light', 'floor: sequential create → watch p50 / p99 (same run)', pair(l.floor_p50_ms, l.floor_p99_ms));
     add('light', 'p50 / floor sequential p50', f(l.p50_ratio, '×'), target('light', 'p50 / floor sequential p50'));
     add('light', 'p99 / floor sequential p99', f(l.p99_ratio, '×'), target('light', 'p99 / floor sequential p99'));
+    add('light', `p50 / p99 over the floor's batches of ${l.schedules} (its schedules released together, the server alone)`, `${f(l.vs_floor_batches.p50_ratio, '')} / ${f(l.vs_floor_batches.p99_ratio, '×')}`);
     add('light', 'Jobs expected / seen; duplicates; missed', `${l.expected} / ${l.seen}; ${l.duplicates}; ${l.missed}`);
     add('light', 'operator: CPU, timer lateness p99, trigger latency p50 / p99', `${f(l.operator.cpu_pct, '%')}, ≤ ${f(l.operator.timer_lateness_p99_ms)}, ≤ ${pair(l.operator.trigger_latency_p50_ms, l.operator.trigger_latency_p99_ms)}`);
   }

@@ -61,6 +61,8 @@ export interface FloorResult {
   concurrent: FloorPhase;
   sequential: FloorPhase;
   batches: FloorBatches;
+  /** The same at the light scenario's size: what its schedules firing together cost the server alone. */
+  light_batches: FloorBatches;
 }
 
 export interface FloorSamples {
@@ -146,7 +148,7 @@ async function batchPhase(watcher: JobWatcher, input: FloorClientInput): Promise
   };
 }
 
-export async function runFloor(cluster: Cluster, opts: { sequential: number; concurrent: number; batches: number; batchSize: number; pods: boolean }): Promise<{ result: FloorResult; samples: FloorSamples }> {
+export async function runFloor(cluster: Cluster, opts: { sequential: number; concurrent: number; batches: number; batchSize: number; lightBatchSize: number; pods: boolean }): Promise<{ result: FloorResult; samples: FloorSamples }> {
   const rest = restFor(cluster.kubeconfigPath);
   await createNamespace(rest, NS);
   // A real owner, so the Jobs carry a valid controller reference exactly like the operator's.
@@ -169,16 +171,23 @@ export async function runFloor(cluster: Cluster, opts: { sequential: number; con
     const conc = await phase(rest, watcher, scj, slot, opts.concurrent, CONCURRENCY);
     say(`  round trip p50 ${conc.p.rtt.p50_ms} ms p99 ${conc.p.rtt.p99_ms} ms; create → watch p50 ${conc.p.createToWatch.p50_ms} ms p99 ${conc.p.createToWatch.p99_ms} ms; ${conc.p.perSecond}/s`);
     slot += opts.concurrent;
-    // The Job controller's updates of the earlier phases' Jobs would otherwise reach the floor
-    // client's watch during its CPU window: the operator in steady decodes only its own Jobs' events.
-    say('floor: waiting for the Job controller to finish the Jobs so far');
-    await drainJobs(cluster.kubeconfigPath, NS, 180_000);
-    say(`floor: ${opts.batches} batches of ${opts.batchSize} creates released on whole seconds (the steady scenario without the operator) from a client process of its own`);
-    const batch = await batchPhase(watcher, { kubeconfigPath: cluster.kubeconfigPath, namespace: NS, scj, firstSlotS: slot, batches: opts.batches, size: opts.batchSize, concurrency: CONCURRENCY });
-    const b = batch.b.secondToWatch;
-    say(`  second → watch p50 ${b.p50_ms} ms p90 ${b.p90_ms} ms p99 ${b.p99_ms} ms max ${b.max_ms} ms; client CPU ${batch.b.cpu_s_per_1000_creates} s per 1000 creates (${batch.b.client.watch_events} watch events decoded)`);
+    /** `size` creates released on each of opts.batches whole seconds, from the floor client's process. */
+    const batches = async (size: number, shape: string): Promise<{ b: FloorBatches; samples: number[] }> => {
+      // The Job controller's updates of the earlier phases' Jobs would otherwise reach the floor
+      // client's watch during its CPU window: the operator decodes only its own Jobs' events.
+      say('floor: waiting for the Job controller to finish the Jobs so far');
+      await drainJobs(cluster.kubeconfigPath, NS, 180_000);
+      say(`floor: ${opts.batches} batches of ${size} creates released on whole seconds (${shape} without the operator) from a client process of its own`);
+      const r = await batchPhase(watcher, { kubeconfigPath: cluster.kubeconfigPath, namespace: NS, scj, firstSlotS: slot, batches: opts.batches, size, concurrency: CONCURRENCY });
+      slot += (opts.batches + 1) * size; // and one warm-up batch
+      const b = r.b.secondToWatch;
+      say(`  second → watch p50 ${b.p50_ms} ms p90 ${b.p90_ms} ms p99 ${b.p99_ms} ms max ${b.max_ms} ms; client CPU ${r.b.cpu_s_per_1000_creates} s per 1000 creates (${r.b.client.watch_events} watch events decoded)`);
+      return r;
+    };
+    const batch = await batches(opts.batchSize, 'the steady scenario');
+    const light = await batches(opts.lightBatchSize, 'the light scenario');
     return {
-      result: { p50_ms: conc.p.rtt.p50_ms, p99_ms: conc.p.rtt.p99_ms, concurrent: conc.p, sequential: seq.p, batches: batch.b },
+      result: { p50_ms: conc.p.rtt.p50_ms, p99_ms: conc.p.rtt.p99_ms, concurrent: conc.p, sequential: seq.p, batches: batch.b, light_batches: light.b },
       samples: { rttConcurrent: conc.rtt, batchToWatch: batch.samples },
     };
   } finally {
