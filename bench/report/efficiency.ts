@@ -11,6 +11,14 @@ export interface Efficiency {
   /** The same per purpose (or per verb when the operator does not label purposes), per Job. */
   requests_by_purpose: Record<string, number>;
   requests_by: 'purpose' | 'verb';
+  /**
+   * History deletes per Job in the window. The operator deletes only Jobs the Job controller has
+   * finished, and the test cluster's kube-controller-manager (--kube-api-qps 100) falls behind at
+   * 100 Jobs/s, so this reads below 1 and requests_per_job reads low by the difference.
+   */
+  history_deletes_per_job: number | null;
+  /** requests_per_job with exactly one history delete per Job, as when the Job controller keeps up. */
+  requests_per_job_one_delete_each: number | null;
   requests_per_s: number | null;
   jobs_per_s: number | null;
   /** The operator's CPU seconds (/proc) in the window per 1,000 Jobs. */
@@ -30,11 +38,15 @@ export function efficiency(steady: SteadyResult | Failed, floor: FloorResult | F
   const byPurpose: Record<string, number> = {};
   for (const [k, n] of Object.entries(requests.counts)) byPurpose[k] = perJob(n) ?? 0;
   const cpu = perJob(cpuS * 1000);
+  const total = perJob(requests.total);
+  const deletes = perJob(requests.counts[requests.by === 'purpose' ? 'job_delete' : 'delete'] ?? 0);
   const floorCpu = isFailed(floor) ? null : floor.batches.cpu_s_per_1000_creates;
   return {
-    requests_per_job: perJob(requests.total),
+    requests_per_job: total,
     requests_by_purpose: byPurpose,
     requests_by: requests.by,
+    history_deletes_per_job: deletes,
+    requests_per_job_one_delete_each: total === null || deletes === null ? null : round3(total - deletes + 1),
     requests_per_s: seconds > 0 ? round3(requests.total / seconds) : null,
     jobs_per_s: round3(jobsPerS),
     cpu_s_per_1000_jobs: cpu,

@@ -80,6 +80,7 @@ export function tableRows(r: Results): Row[] {
     const e = r.efficiency;
     add('efficiency', `steady: API requests per Job (all, ${e.requests_per_s ?? 'n/a'}/s for ${e.jobs_per_s ?? 'n/a'} Jobs/s)`, f(e.requests_per_job, ''), target('efficiency', 'requests per Job'));
     add('efficiency', `steady: requests per Job by ${e.requests_by}`, Object.entries(e.requests_by_purpose).map(([k, v]) => `${k} ${v}`).join(', '));
+    add('efficiency', 'steady: history deletes per Job (< 1: the Job controller was behind); requests per Job with one each', `${f(e.history_deletes_per_job, '')}; ${f(e.requests_per_job_one_delete_each, '')}`);
     add('efficiency', 'steady: operator CPU per 1000 Jobs', f(e.cpu_s_per_1000_jobs, 's'), target('efficiency', 'CPU per 1000 Jobs'));
     add('efficiency', 'floor client CPU per 1000 creates; operator / floor', `${f(e.floor_cpu_s_per_1000_creates, 's')}; ${f(e.cpu_vs_floor, '×')}`);
   }

@@ -54,12 +54,23 @@ describe('efficiency', () => {
       requests_per_job: 2.4,
       requests_by_purpose: { job_create: 1, job_delete: 1, status: 0.4 },
       requests_by: 'purpose',
+      history_deletes_per_job: 1,
+      requests_per_job_one_delete_each: 2.4,
       requests_per_s: 240,
       jobs_per_s: 100,
       cpu_s_per_1000_jobs: 2,
       floor_cpu_s_per_1000_creates: 1.5,
       cpu_vs_floor: 1.33,
     });
+  });
+
+  test('history deletes behind (the Job controller lagging): shown, and the figure with one delete per Job beside it', () => {
+    const lagging = { ...steady, window: { seconds: 61, cpu_s: 12.2, requests: { total: 8540, by: 'verb', counts: { create: 6100, delete: 2440 } } } } as SteadyResult;
+    const e = efficiency(lagging, floor);
+    assert.ok(!isFailed(e));
+    assert.equal(e.requests_per_job, 1.4);
+    assert.equal(e.history_deletes_per_job, 0.4);
+    assert.equal(e.requests_per_job_one_delete_each, 2);
   });
 
   test('a failed floor leaves only the floor figures empty; a failed steady fails the section', () => {
