@@ -92,7 +92,7 @@ async function run(input: FloorClientInput): Promise<FloorClientOutput> {
       const jobs = Array.from({ length: input.size }, () => buildJob(input.scj, slot++ * 1000));
       for (const job of jobs) released.push([job.metadata.name, second]);
       // Not awaited: like the operator, the next second's batch does not wait for this one.
-      for (const job of jobs) creates.push(limit(() => rest.request({ verb: 'create', path, body: job, timeoutMs: 30_000, metadataOnly: true })));
+      for (const job of jobs) creates.push(limit(() => rest.request({ verb: 'create', path, body: job, timeoutMs: 30_000, metadataOnly: true, purpose: 'job_create' })));
       await sleep(500);
     }
     await Promise.all(creates);

@@ -76,7 +76,7 @@ const OWNER = 'floor';
 
 /** The operator's create: same client, same metadata-only answer. */
 function createJob(rest: KubeRest, job: JobManifest): Promise<unknown> {
-  return rest.request({ verb: 'create', path: jobsPath(NS), body: job, timeoutMs: 30_000, metadataOnly: true });
+  return rest.request({ verb: 'create', path: jobsPath(NS), body: job, timeoutMs: 30_000, metadataOnly: true, purpose: 'job_create' });
 }
 
 /** Waits until the watcher has seen every named Job; per Job, its watch arrival minus the given start. */
