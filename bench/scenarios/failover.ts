@@ -71,11 +71,8 @@ const CANARY = 'canary';
 const REPLICAS = ['a', 'b', 'c'];
 const QUIET_MS = 3_000;
 const WRITE_VERBS = ['create', 'patch', 'update', 'delete'];
-/** Values of the operator's `purpose` label on secondcron_api_requests_total (when it has one). */
-const PURPOSES = ['job_create', 'dry_run', 'event', 'status', 'finalizer', 'job_delete', 'lease', 'list', 'watch', 'get'];
 
 const writesOf = (m: PromSamples, ...labels: string[]): number => WRITE_VERBS.reduce((n, verb) => n + m.sum('secondcron_api_requests_total', `verb="${verb}"`, ...labels), 0);
-const hasPurpose = (m: PromSamples): boolean => m.sum('secondcron_api_requests_total', 'purpose="') > 0;
 const inWindow = (list: Change[], from: number, to: number): Change[] => list.filter((c) => c.arrivedMs >= from && c.arrivedMs <= to);
 
 /** When the operator's log says it started leading (its JSON `time`), epoch ms. */
@@ -219,9 +216,10 @@ export async function runFailover(cluster: Cluster, opts: { schedules: number; w
       if (v > 0) r.writes_by_verb[verb] = v;
     }
     r.writes_60s = writesOf(delta);
-    if (hasPurpose(delta)) {
+    const purposes = [...delta.sumByLabel('secondcron_api_requests_total', 'purpose').keys()];
+    if (purposes.length > 0) {
       r.writes_by_purpose = {};
-      for (const p of PURPOSES) {
+      for (const p of purposes) {
         const v = writesOf(delta, `purpose="${p}"`);
         if (v > 0) r.writes_by_purpose[p] = v;
       }
