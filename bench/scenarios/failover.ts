@@ -78,9 +78,8 @@ const inWindow = (list: Change[], from: number, to: number): Change[] => list.fi
 /** When the operator's log says it started leading (its JSON `time`), epoch ms. */
 function startedLeadingAt(op: OperatorProcess): number | null {
   const line = op.logs().split('\n').reverse().find((l) => l.includes('"started leading"'));
-  if (!line) return null;
-  const parsed = JSON.parse(line) as { time?: string };
-  return parsed.time ? Date.parse(parsed.time) : null;
+  const time = line ? /"time":"([^"]+)"/.exec(line)?.[1] : undefined;
+  return time ? Date.parse(time) : null;
 }
 
 export async function runFailover(cluster: Cluster, opts: { schedules: number; windowS: number; settleTimeoutS: number; pods: boolean }): Promise<FailoverResult> {
