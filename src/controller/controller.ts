@@ -445,7 +445,7 @@ export class Controller {
         this.d.metrics.triggerLatency.observe((outcome.ackMs - slotMs) / 1000);
         this.noteScheduled(key, rec, slotMs);
         // Seen by Forbid/Replace before the watch event arrives.
-        if (!this.jobs.jobsOf(key).some((j) => j.metadata.name === outcome.job.metadata.name)) {
+        if (!this.jobs.has(key, outcome.job.metadata.name)) {
           rec.expected.set(outcome.job.metadata.name, { job: slimJob(outcome.job), ackMonoMs: this.d.mono.nowMs() });
         }
         this.d.events.record(scj, 'Normal', 'SuccessfulCreate', `Created job ${outcome.job.metadata.name}`);

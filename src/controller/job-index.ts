@@ -27,6 +27,10 @@ export class JobIndex {
     return key;
   }
 
+  has(key: string, name: string): boolean {
+    return this.byOwner.get(key)?.has(name) ?? false;
+  }
+
   jobsOf(key: string): Job[] {
     return [...(this.byOwner.get(key)?.values() ?? [])];
   }
