@@ -35,7 +35,9 @@ export function judge(results: Results): void {
     },
     light: { p50Ratio: num(results.light, 'p50_ratio'), p99Ratio: num(results.light, 'p99_ratio') },
     efficiency: {
-      requestsPerJob: num(results.efficiency, 'requests_per_job'),
+      // Judged with one history deletion per Job at least: when the test cluster's Job controller falls
+      // behind, fewer deletions land in the window and the measured figure alone would flatter us.
+      requestsPerJob: maxOf(num(results.efficiency, 'requests_per_job'), num(results.efficiency, 'requests_per_job_one_delete_each')),
       cpuPer1000: num(results.efficiency, 'cpu_s_per_1000_jobs'),
       floorCpuPer1000: num(results.efficiency, 'floor_cpu_s_per_1000_creates'),
     },
@@ -76,4 +78,8 @@ export function printTable(results: Results): void {
   const rows = tableRows(results);
   process.stdout.write(`\n${textTable(rows)}\n\n`);
   process.stdout.write(`Markdown:\n\n${markdownTable(rows)}\n\n`);
+}
+
+function maxOf(a: number | null, b: number | null): number | null {
+  return a === null ? b : b === null ? a : Math.max(a, b);
 }
