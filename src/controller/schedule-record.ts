@@ -42,8 +42,8 @@ export interface ScheduleRecord {
   /** Status last written by this replica, the resourceVersion it was computed from, and when (monotonic ms). */
   lastWrittenStatus: { status: SecondCronJobStatus; from: string } | undefined;
   lastStatusWriteMonoMs: number;
-  /** A status change waits for this moment to be written with the ones after it (monotonic ms). */
-  statusDueMonoMs: number;
+  /** A status change is known and waits for this moment, to be written with the ones after it (monotonic ms). */
+  statusDueMonoMs: number | undefined;
 }
 
 export function newRecord(scj: SecondCronJob, compiled: CompileResult): ScheduleRecord {
@@ -63,6 +63,6 @@ export function newRecord(scj: SecondCronJob, compiled: CompileResult): Schedule
     deleting: new Set(),
     lastWrittenStatus: undefined,
     lastStatusWriteMonoMs: Number.NEGATIVE_INFINITY,
-    statusDueMonoMs: Number.NEGATIVE_INFINITY,
+    statusDueMonoMs: undefined,
   };
 }
