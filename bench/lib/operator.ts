@@ -54,7 +54,8 @@ export function makeOperator(cluster: Cluster, namespace: string, identity = `be
     // BENCH_OPERATOR_MAIN: another build of the operator (e.g. a patched copy), for experiments.
     mainJs: process.env.BENCH_OPERATOR_MAIN ? resolve(process.env.BENCH_OPERATOR_MAIN) : OPERATOR_MAIN,
     logLevel: 'info',
-    args: ['--leader-election-namespace', namespace],
+    // BENCH_OPERATOR_ARGS: extra operator flags (space-separated), e.g. --per-schedule-metrics=false.
+    args: ['--leader-election-namespace', namespace, ...(process.env.BENCH_OPERATOR_ARGS ?? '').split(' ').filter(Boolean)],
   });
 }
 
