@@ -3,7 +3,7 @@
 // what one create costs when nothing queues.
 import type { Cluster } from '../../test/cluster/cluster.js';
 import type { FloorResult } from './floor.js';
-import { type TickingResult, ratio, runTicking } from './steady.js';
+import { type Ratios, type TickingResult, ratios, runTicking } from './steady.js';
 
 export interface LightResult extends TickingResult {
   /** The floor's sequential create → watch arrival of the same run, ms. */
@@ -12,7 +12,7 @@ export interface LightResult extends TickingResult {
   p50_ratio: number | null;
   p99_ratio: number | null;
   /** Against the floor's batches of light's size (its schedules released together, the server alone): no target, the explanation. */
-  vs_floor_batches: { p50_ratio: number | null; p99_ratio: number | null };
+  vs_floor_batches: Ratios;
 }
 
 export const LIGHT_NAMESPACE = 'bench-light';
@@ -23,17 +23,14 @@ export async function runLight(
   floor: FloorResult | null,
 ): Promise<{ result: LightResult; samples: number[] }> {
   const { result, samples } = await runTicking(cluster, 'light', LIGHT_NAMESPACE, opts);
-  const floorP50 = floor?.sequential.createToWatch.p50_ms ?? null;
-  const floorP99 = floor?.sequential.createToWatch.p99_ms ?? null;
-  const batches = floor?.light_batches.secondToWatch;
+  const sequential = floor?.sequential.createToWatch;
   return {
     result: {
       ...result,
-      floor_p50_ms: floorP50,
-      floor_p99_ms: floorP99,
-      p50_ratio: ratio(result.p50_ms, floorP50),
-      p99_ratio: ratio(result.p99_ms, floorP99),
-      vs_floor_batches: { p50_ratio: ratio(result.p50_ms, batches?.p50_ms ?? null), p99_ratio: ratio(result.p99_ms, batches?.p99_ms ?? null) },
+      floor_p50_ms: sequential?.p50_ms ?? null,
+      floor_p99_ms: sequential?.p99_ms ?? null,
+      ...ratios(result, sequential),
+      vs_floor_batches: ratios(result, floor?.light_batches.secondToWatch),
     },
     samples,
   };

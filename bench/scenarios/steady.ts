@@ -28,12 +28,22 @@ export interface TickingResult {
 }
 
 /** Measured / reference, two decimals; null when either is missing. */
-export const ratio = (measured: number | null, reference: number | null): number | null =>
+const ratio = (measured: number | null, reference: number | null): number | null =>
   measured === null || reference === null || reference <= 0 ? null : Math.round((measured / reference) * 100) / 100;
+
+/** p50 and p99 of a run over those of a reference distribution. */
+export interface Ratios {
+  p50_ratio: number | null;
+  p99_ratio: number | null;
+}
+
+export function ratios(measured: Pick<Summary, 'p50_ms' | 'p99_ms'>, reference: Pick<Summary, 'p50_ms' | 'p99_ms'> | null | undefined): Ratios {
+  return { p50_ratio: ratio(measured.p50_ms, reference?.p50_ms ?? null), p99_ratio: ratio(measured.p99_ms, reference?.p99_ms ?? null) };
+}
 
 export interface SteadyResult extends TickingResult {
   /** Against the floor's batches of the same run (the same shape, the API server alone). */
-  vs_floor_batches: { p50_ratio: number | null; p99_ratio: number | null };
+  vs_floor_batches: Ratios;
 }
 
 export const STEADY_NAMESPACE = 'bench-steady';
@@ -118,6 +128,5 @@ export async function runSteady(
   floorBatches: Summary | null,
 ): Promise<{ result: SteadyResult; samples: number[] }> {
   const { result, samples } = await runTicking(cluster, 'steady', STEADY_NAMESPACE, opts);
-  const vs = { p50_ratio: ratio(result.p50_ms, floorBatches?.p50_ms ?? null), p99_ratio: ratio(result.p99_ms, floorBatches?.p99_ms ?? null) };
-  return { result: { ...result, vs_floor_batches: vs }, samples };
+  return { result: { ...result, vs_floor_batches: ratios(result, floorBatches) }, samples };
 }

@@ -117,6 +117,7 @@ export class KubeRest {
     if (opts.body !== undefined) {
       headers['content-type'] = opts.verb === 'patch' ? PATCH_TYPES[opts.patchType ?? 'merge'] : 'application/json';
     }
+    const purpose = opts.purpose ?? opts.verb;
     let status: number | undefined;
     try {
       const response = await request(this.url(opts.path, opts.query), {
@@ -127,7 +128,7 @@ export class KubeRest {
         dispatcher: credentials.dispatcher,
       });
       status = response.statusCode;
-      this.observer.onResponse(opts.verb, String(status), opts.purpose ?? opts.verb);
+      this.observer.onResponse(opts.verb, String(status), purpose);
       const retryAfter = headerValue(response.headers['retry-after']);
       if (opts.discardResponse && status >= 200 && status < 300) {
         await response.body.dump();
@@ -135,7 +136,7 @@ export class KubeRest {
       }
       return { status, text: await response.body.text(), retryAfter };
     } catch (err) {
-      if (status === undefined) this.observer.onResponse(opts.verb, 'error', opts.purpose ?? opts.verb);
+      if (status === undefined) this.observer.onResponse(opts.verb, 'error', purpose);
       throw new ApiError(0, 'NetworkError', `${opts.verb} ${opts.path}: ${describeError(err)}`);
     }
   }
