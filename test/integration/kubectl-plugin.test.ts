@@ -136,6 +136,26 @@ describe('kubectl secondcron', () => {
     await kubectlOk(['delete', 'scj', 'every3', '-n', ns.name]);
   });
 
+  test('H: plugin, status, wide column and the operator\'s Jobs agree on the hashed slots', async () => {
+    await applyScj(ns.name, 'hspread', { schedule: 'H/3 * * * * *' });
+    const printed = JSON.parse(await pluginOk(['next', 'hspread', '--count', '3', '-o', 'json'])) as { resolvedSchedule: string; next: { utc: string }[] }[];
+    const resolved = printed[0]?.resolvedSchedule ?? '';
+    assert.match(resolved, /^[0-2]-59\/3 \* \* \* \* \*$/);
+    const slots = printed[0]?.next.map((n) => Date.parse(n.utc)) ?? [];
+    assert.equal(slots.length, 3);
+    for (const s of slots) assert.equal((s / 1000) % 3, Number(resolved.split('-')[0]), 'every 3 s from the hashed offset');
+    await sleepUntil((slots[2] as number) + 2_000);
+    const created = new Set((await listJobs(ns.name, 'hspread')).map((j) => j.slotMs));
+    for (const s of slots) assert.ok(created.has(s), `a Job for ${new Date(s).toISOString()}; got ${[...created].map((c) => new Date(c).toISOString()).join(' ')}`);
+    assert.equal((await getScj<{ status?: { resolvedSchedule?: string } }>(ns.name, 'hspread')).status?.resolvedSchedule, resolved);
+    const wide = await kubectlOk(['get', 'scj', 'hspread', '-n', ns.name, '-o', 'wide']);
+    assert.match(wide.split('\n')[0] ?? '', /^NAME\s+SCHEDULE\s+RESOLVED\s+INTERVAL\s/);
+    assert.ok(wide.split('\n')[1]?.includes(`H/3 * * * * *   ${resolved}`), wide);
+    const validated = await pluginOk(['validate', '-f', file('hspread.yaml', scjManifest(ns.name, 'hspread', { schedule: 'H/3 * * * * *' }))]);
+    assert.match(validated, new RegExp(`valid: cron "H/3 \\* \\* \\* \\* \\*" resolved to "${resolved.replace(/[*/]/g, '\\$&')}" in UTC`));
+    await kubectlOk(['delete', 'scj', 'hspread', '-n', ns.name]);
+  });
+
   test('run: a manual Job the operator treats as its own (active list, history limit); history shows it', async () => {
     await applyScj(ns.name, 'manual', { intervalSeconds: 86_400, successfulJobsHistoryLimit: 1, jobTemplate: podTemplate({ [RUN_SECONDS_ANNOTATION]: '3' }) });
     const scj = await getScj<{ metadata: { uid: string } }>(ns.name, 'manual');
