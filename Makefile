@@ -69,7 +69,7 @@ test: test-unit test-integration e2e ## everything CI runs
 
 BENCH_QUICK ?=
 .PHONY: bench
-bench: deps binaries ## benchmark vs the upstream CronJob controller → bench/results/ (BENCH_QUICK=1: reduced, ~6 min)
+bench: deps binaries prometheus ## benchmark vs the upstream CronJob controller → bench/results/ (BENCH_QUICK=1: reduced, ~6 min)
 	npx tsc -p tsconfig.test.json
 	SECONDCRON_BIN_DIR=$(BIN_DIR) BENCH_QUICK=$(BENCH_QUICK) $(NODE) build/bench/main.js
 

@@ -133,32 +133,26 @@ async function main(): Promise<number> {
         samples.light = r.samples;
       });
       if (only.has('light')) await drainJobs(c.kubeconfigPath, LIGHT_NAMESPACE, 180_000);
-      // Scale before burst: once its operator has stopped writing, its idle window runs while the
-      // burst scenario waits for its slots (see scenarios/scale.ts for why that is sound).
+      // Scale, then burst: no scenario overlaps another (issue 24).
       let scale: ScaleRun | undefined;
       await attempt('scale', async () => {
         scale = await startScale(c, { ...cfg.scale, pods: cfg.pods });
       });
-      let idle: Promise<void> | undefined;
-      const measureIdle = (run: ScaleRun, concurrentWith: string | null): Promise<void> =>
-        attempt('scale', async () => {
-          results.scale = await run.measureIdle(concurrentWith);
+      if (scale) {
+        const run = scale;
+        await attempt('scale', async () => {
+          results.scale = await run.measureIdle();
         });
-      if (scale && !(scale.result.settled && only.has('burst'))) await measureIdle(scale, null);
-      else if (scale) idle = measureIdle(scale, 'burst');
-      try {
-        await attempt('burst', async () => {
-          const floorP50 = isFailed(results.floor) ? null : results.floor.p50_ms;
-          const timing = cfg.quick ? BURST_TIMING.quick : BURST_TIMING.full;
-          const r = await runBurst(c, { ...cfg.burst, pods: cfg.pods, floorConcurrentP50Ms: floorP50, timing });
-          results.burst = r.result;
-          samples.burstOurs = r.samples.secondcron;
-          samples.burstUpstream = r.samples.cronjob;
-          samples.burstUpstreamDefaultQps = r.samples.cronjobDefaultQps;
-        });
-      } finally {
-        await idle;
       }
+      await attempt('burst', async () => {
+        const floorP50 = isFailed(results.floor) ? null : results.floor.p50_ms;
+        const timing = cfg.quick ? BURST_TIMING.quick : BURST_TIMING.full;
+        const r = await runBurst(c, { ...cfg.burst, pods: cfg.pods, floorConcurrentP50Ms: floorP50, timing });
+        results.burst = r.result;
+        samples.burstOurs = r.samples.secondcron;
+        samples.burstUpstream = r.samples.cronjob;
+        samples.burstUpstreamDefaultQps = r.samples.cronjobDefaultQps;
+      });
       await attempt('failover', async () => {
         results.failover = await runFailover(c, { ...cfg.failover, pods: cfg.pods });
       });

@@ -46,9 +46,9 @@ export function judgeTargets(f: Figures): Target[] {
       met: twiceFloorCpu === null ? null : judge(f.efficiency.cpuPer1000, (v) => v <= twiceFloorCpu),
     },
     { scenario: 'burst', figure: 'CronJob last / ours last', value: f.ratioLast, unit: '×', target: '≥ 10×', met: judge(f.ratioLast, (v) => v >= 10) },
-    { scenario: 'scale', figure: 'RSS (peak)', value: f.scale.rss, unit: 'MiB', target: '≤ 200 MiB', met: judge(f.scale.rss, (v) => v <= 200) },
+    { scenario: 'scale', figure: 'RSS (peak)', value: f.scale.rss, unit: 'MiB', target: '≤ 160 MiB', met: judge(f.scale.rss, (v) => v <= 160) },
     { scenario: 'scale', figure: 'start → ready', value: f.scale.ready, unit: 's', target: '≤ 15 s', met: judge(f.scale.ready, (v) => v <= 15) },
-    { scenario: 'scale', figure: 'idle CPU', value: f.scale.idleCpu, unit: '%', target: '≤ 2 %', met: judge(f.scale.idleCpu, (v) => v <= 2) },
+    { scenario: 'scale', figure: 'idle CPU', value: f.scale.idleCpu, unit: '%', target: '≤ 1 %', met: judge(f.scale.idleCpu, (v) => v <= 1) },
     { scenario: 'scheduler', figure: 'lateness p99', value: f.schedulerP99, unit: 'ms', target: '≤ 2 ms', met: judge(f.schedulerP99, (v) => v <= 2) },
     failoverTarget(f.failover),
   ];
