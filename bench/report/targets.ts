@@ -36,7 +36,7 @@ export function judgeTargets(f: Figures): Target[] {
     { scenario: 'steady', figure: 'missed', value: f.steady.missed, unit: '', target: '0', met: judge(f.steady.missed, (v) => v === 0) },
     { scenario: 'light', figure: 'p50 / floor sequential p50', value: f.light.p50Ratio, unit: '×', target: '≤ 1.5×', met: judge(f.light.p50Ratio, (v) => v <= 1.5) },
     { scenario: 'light', figure: 'p99 / floor sequential p99', value: f.light.p99Ratio, unit: '×', target: '≤ 2×', met: judge(f.light.p99Ratio, (v) => v <= 2) },
-    { scenario: 'efficiency', figure: 'requests per Job, each with its history deletion', value: f.efficiency.requestsPerJob, unit: '', target: '≤ 2.3', met: judge(f.efficiency.requestsPerJob, (v) => v <= 2.3) },
+    { scenario: 'efficiency', figure: 'requests per Job', value: f.efficiency.requestsPerJob, unit: '', target: '≤ 2.3', met: judge(f.efficiency.requestsPerJob, (v) => v <= 2.3) },
     {
       scenario: 'efficiency',
       figure: 'CPU per 1000 Jobs',
