@@ -94,9 +94,11 @@ export function tableRows(r: Results): Row[] {
     const b = r.burst;
     const sideRow = (name: string, s: typeof b.secondcron): void =>
       add('burst', `${name}: ${s.seen}/${s.schedules} Jobs; first / p50 / p99 / last after the slot`, `${f(s.first_ms, '')} / ${f(s.p50_ms, '')} / ${f(s.p99_ms, '')} / ${f(s.last_ms)}`);
-    sideRow('secondcron', b.secondcron);
-    sideRow('CronJob (upstream)', b.cronjob);
-    add('burst', 'CronJob last / secondcron last', f(b.ratio_last, '×'), target('burst', 'CronJob last / ours last'));
+    sideRow('secondcron (median round)', b.secondcron);
+    sideRow('CronJob (upstream, median round)', b.cronjob);
+    const lasts = (sides: typeof b.rounds.secondcron): string => sides.map((s) => f(s.last_ms, '')).join(', ');
+    add('burst', `last Job in each of ${b.rounds.secondcron.length} rounds: secondcron / CronJob`, `${lasts(b.rounds.secondcron)} / ${lasts(b.rounds.cronjob)} ms`);
+    add('burst', `CronJob last / secondcron last (medians)${b.timed_out.length ? ` — no ratio: ${b.timed_out.join(' and ')} timed out` : ''}`, f(b.ratio_last, '×'), target('burst', 'CronJob last / ours last'));
     const d = b.cronjob_default_qps;
     if (d === null || 'error' in d) add('burst', 'CronJob at kube-controller-manager defaults: FAILED', (d?.error ?? 'not run').split('\n')[0] ?? '');
     else {
