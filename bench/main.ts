@@ -12,8 +12,8 @@ import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { type Cluster, type ClientLimits, startCluster } from '../test/cluster/cluster.js';
-import { benchConfig } from './config.js';
+import { type Cluster, startCluster } from '../test/cluster/cluster.js';
+import { KCM_FAST_LIMITS, benchConfig } from './config.js';
 import { chartNodeOptions } from './lib/operator.js';
 import { drainJobs } from './lib/job-drain.js';
 import { restFor, serverVersion } from './lib/kube.js';
@@ -33,12 +33,6 @@ import { installCrd } from '../test/cluster/crd.js';
 
 /** The user of the cluster's admin kubeconfig, which the bench, the operators and the floor client use. */
 const BENCH_USER = 'admin';
-/**
- * kube-controller-manager's client limits during floor, steady and light: at the test cluster's
- * 100/200 its Job controller finished ~40 of the 100 Jobs a second (issue 14), so history deletions
- * lagged and requests per Job read low. Burst (the CronJob comparison) runs at 100/200 as before.
- */
-const KCM_FAST_LIMITS: ClientLimits = { qps: 400, burst: 800 };
 
 const SCENARIOS = ['scheduler', 'floor', 'steady', 'light', 'scale', 'burst', 'failover'] as const;
 type Scenario = (typeof SCENARIOS)[number];

@@ -17,7 +17,7 @@ export interface Efficiency {
   /**
    * History deletes per Job in the window (audited when there is an audit log). The operator deletes
    * only Jobs the Job controller has finished: below 1 means the Job controller fell behind and
-   * requests_per_job reads low by the difference (the bench runs it fast enough: KCM_FAST_LIMITS in main.ts).
+   * requests_per_job reads low by the difference (the bench runs it fast enough: KCM_FAST_LIMITS in config.ts).
    */
   history_deletes_per_job: number | null;
   requests_per_s: number | null;
