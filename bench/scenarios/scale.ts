@@ -11,7 +11,7 @@ import type { Cluster } from '../../test/cluster/cluster.js';
 import type { OperatorProcess } from '../../test/cluster/operator-process.js';
 import { hourlySchedules } from '../lib/hourly-schedules.js';
 import { bulkCreate, createNamespace, restFor, scjManifest, scjPath } from '../lib/kube.js';
-import { finishOperator, makeOperator, procCpuSeconds, procMemoryMiB, scrape, scrapeCost } from '../lib/operator.js';
+import { finishOperator, heapSnapshot, makeOperator, procCpuSeconds, procMemoryMiB, scrape, scrapeCost } from '../lib/operator.js';
 import { say, sleep } from '../lib/progress.js';
 import { ScjWriteWatcher } from '../lib/scj-watcher.js';
 import { PrometheusServer } from '../../test/integration/helpers/prometheus-server.js';
@@ -263,6 +263,7 @@ async function measureIdle(op: OperatorProcess, prometheus: PrometheusServer, r:
   r.rss_hwm_mib = round2(mem.hwm);
   r.rss_mib = r.rss_hwm_mib;
   await prometheusFigures(prometheus, r);
+  await heapSnapshot(op);
   // The per-schedule gauges make /metrics grow with the schedules: what one scrape costs.
   const gz = await scrapeCost(op, 'gzip');
   const plain = await scrapeCost(op, 'identity');
