@@ -132,7 +132,7 @@ const CHART = (): string => `oci://${registry.host}/charts/secondcron`;
 
 /** Image blobs (config, layers) the test registry has served: GETs, which pushes do not make. */
 function imageBlobDownloads(): number {
-  return registry.log().split('\n').filter((l) => / GET \/v2\/secondcron\/blobs\/sha256:/.test(l)).length;
+  return registry.log().split('\n').filter((l) => / GET \/v2\/secondcron\/blobs\/sha256:[0-9a-f]{64}$/.test(l)).length;
 }
 
 /** Image references the node's containerd holds. */
@@ -156,6 +156,7 @@ before(async () => {
   image = { ref: `${registry.host}/secondcron:${VERSIONS[0]}` };
   assert.match(pushed, new RegExp(`^image: ${image.ref}@sha256:[0-9a-f]{64}$`, 'm'));
   assert.match(pushed, new RegExp(`^chart: ${CHART()} --version ${VERSIONS[0]}$`, 'm'));
+  assert.deepEqual([await registry.tags('secondcron'), await registry.tags('charts/secondcron')], [[VERSIONS[0]], [VERSIONS[0]]]);
   ns = await uniqueNamespace('secondcron-e2e');
   await kubectlOk(['label', 'namespace', ns.name, 'pod-security.kubernetes.io/enforce=restricted', 'pod-security.kubernetes.io/enforce-version=latest']);
   jobsNs = await uniqueNamespace('e2e-jobs');
@@ -316,6 +317,7 @@ test('delete the leader pod: the next Job within about a retry period, no slot t
 
 test('helm upgrade to a second pushed version replaces every pod: no slot twice, every missed slot counted', async (t) => {
   await release(VERSIONS[1]);
+  assert.deepEqual((await registry.tags('charts/secondcron')).sort(), [...VERSIONS].sort());
   const missedBefore = await missedByReason();
   const oldPods = new Set((await operatorPods()).map((p) => p.metadata.name));
   const started = Date.now();
