@@ -7,7 +7,6 @@ import { LAST_APPLIED_LIMIT, crdPath, readCrd, writeCrd } from './crd-file.js';
 import { jobTemplateSchema, withJobTemplate } from './job-template.js';
 import type { OpenApiDocument } from './structural-schema.js';
 
-
 async function main(): Promise<void> {
   const cluster = await startCluster({ log: (m) => process.stderr.write(`[crd] ${m}\n`) });
   let doc: OpenApiDocument;
