@@ -16,7 +16,7 @@ function setup(): { clock: FakeClock; rest: FakeRest; events: EventRecorder; dro
   const clock = new FakeClock({ wallStartMs: Date.parse('2026-12-03T10:00:00Z') });
   const rest = new FakeRest().on('create', '/api/v1/namespaces/ns/events', () => ({})).on('patch', /^\/api\/v1\/namespaces\/ns\/events\//, () => ({}));
   let dropped = 0;
-  const events = new EventRecorder({ rest, wall: clock.wall, timers: clock.timers, log: silentLogger, instance: 'me', priority: new WritePriority(clock.timers), onDropped: () => dropped++ });
+  const events = new EventRecorder({ rest, wall: clock.wall, timers: clock.timers, log: silentLogger, instance: 'me', priority: new WritePriority(clock.timers, clock.mono), onDropped: () => dropped++ });
   // Writes run on the event recorder's own queue: let its promises settle.
   const flush = async (): Promise<void> => {
     for (let i = 0; i < 10; i++) await new Promise((r) => setImmediate(r));

@@ -1,0 +1,118 @@
+// What the leader knows about one schedule's slots, in one place, changed only through the named
+// transitions below. No I/O and no clock: the reconcile reads it into a plan (plan.ts), the executor
+// and the create answers move it on. Every field is per schedule; dropped with the schedule's record.
+import type { Job } from '../api.js';
+
+/** The one create of this schedule that is queued, in flight or waiting to retry (at most one). */
+export interface OutstandingCreate {
+  readonly slotMs: number;
+  /** The request is on the wire: its answer decides what happens next. */
+  sent: boolean;
+  /**
+   * Proof that no Job was stored for the slot: never sent yet, or answered 429/503. Such a create is
+   * superseded by a newer due slot (only the latest missed slot may run). After an unknown outcome
+   * (timeout, reset, a 5xx that may have stored) it is retried for its own slot, never superseded:
+   * the Job may exist.
+   */
+  nothingStored: boolean;
+}
+
+/** How a create ended, as far as the slot is concerned. */
+export type CreateEnd =
+  | 'created' //        the slot has its Job
+  | 'already_exists' // the slot had its Job (a retry after an unknown outcome, or another leader)
+  | 'failed' //         no Job and no more tries (4xx, or retries ran out before the deadline)
+  | 'not_leader'; //    never sent, or not retried: fenced off; the slot is undecided again
+
+export class SlotLedger {
+  /** Every slot at or before this instant is decided: it got a Job, was counted as missed, or fell while suspended. */
+  decidedThroughMs = Number.NEGATIVE_INFINITY;
+  create: OutstandingCreate | undefined;
+  /** Latest slot with a Job this leader created or found, before the Job cache shows it (for status). */
+  lastScheduledMs: number | undefined;
+  /**
+   * Jobs created by this leader that the Job cache has not shown yet, so that Forbid/Replace and status
+   * see them at once, with when the create was acknowledged (monotonic ms). Dropped when the cache
+   * shows them, or when a relist requested after the acknowledgement does not.
+   */
+  readonly expected = new Map<string, { job: Job; ackMonoMs: number }>();
+  /** Uids of Jobs whose delete the API server accepted, until the watch shows them gone. */
+  readonly deleting = new Set<string>();
+
+  /** Slots up to `throughMs` are decided (never moves back, but see createEnded('not_leader')). */
+  decide(throughMs: number): void {
+    if (throughMs > this.decidedThroughMs) this.decidedThroughMs = throughMs;
+  }
+
+  /** The slot is decided: a create for it is queued. */
+  createDecided(slotMs: number): void {
+    if (this.create) throw new Error(`a create for slot ${this.create.slotMs} is still outstanding`);
+    this.decide(slotMs);
+    this.create = { slotMs, sent: false, nothingStored: true };
+  }
+
+  /** A newer slot runs instead of the outstanding create (which had proof that nothing was stored). */
+  superseded(): void {
+    if (this.create && (this.create.sent || !this.create.nothingStored)) throw new Error('only a create with nothing stored can be superseded');
+    this.create = undefined;
+  }
+
+  createSent(): void {
+    if (this.create) this.create.sent = true;
+  }
+
+  /** An answer that will be retried: with proof that nothing was stored (429/503), or an unknown outcome. */
+  createRetrying(nothingStored: boolean): void {
+    if (!this.create) return;
+    this.create.sent = false;
+    this.create.nothingStored = nothingStored;
+  }
+
+  createEnded(end: CreateEnd, slotMs: number): void {
+    if (this.create?.slotMs !== slotMs) return;
+    this.create = undefined;
+    if (end === 'created' || end === 'already_exists') {
+      this.lastScheduledMs = Math.max(slotMs, this.lastScheduledMs ?? Number.NEGATIVE_INFINITY);
+    } else if (end === 'not_leader' && this.decidedThroughMs === slotMs) {
+      // Nothing was sent, or what was sent has been answered: whoever leads next decides this slot.
+      this.decidedThroughMs = slotMs - 1;
+    }
+  }
+
+  /** Leadership is gone: a create not on the wire is dropped and its slot undecided again. */
+  leadershipLost(): void {
+    if (this.create && !this.create.sent) this.createEnded('not_leader', this.create.slotMs);
+  }
+
+  /**
+   * The schedule changed (schedule, interval, time zone) or resumed, as seen at nowMs: slots of the
+   * new schedule start after this moment. Slots that fell while suspended are neither run nor counted.
+   */
+  scheduleChanged(nowMs: number): void {
+    this.decide(nowMs);
+  }
+
+  jobObserved(job: Job): void {
+    this.expected.delete(job.metadata.name);
+  }
+
+  jobGone(job: Job): void {
+    this.expected.delete(job.metadata.name);
+    this.deleting.delete(job.metadata.uid);
+  }
+
+  deleteAccepted(job: Job): void {
+    this.deleting.add(job.metadata.uid);
+  }
+
+  /** A relist that started at listStartedMonoMs did not show these: the API server's truth wins. */
+  relisted(listStartedMonoMs: number): boolean {
+    let dropped = false;
+    for (const [name, e] of this.expected) {
+      if (e.ackMonoMs >= listStartedMonoMs) continue;
+      this.expected.delete(name);
+      dropped = true;
+    }
+    return dropped;
+  }
+}
