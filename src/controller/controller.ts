@@ -16,7 +16,7 @@ import { type Fire, Scheduler } from '../scheduler/index.js';
 import type { Job, SecondCronJob, SecondCronJobStatus } from './api.js';
 import type { EventSink } from './events.js';
 import { addFinalizer, deleteJob, hasFinalizer, listOwnedJobs, removeFinalizer } from './finalizer.js';
-import { buildJob } from './job-builder.js';
+import { buildJob, jobName } from './job-builder.js';
 import type { CreateListener, JobCreator } from './job-creator.js';
 import { JobIndex } from './job-index.js';
 import { isOwnedBy, jobOutcome } from './job-state.js';
@@ -164,8 +164,11 @@ export class Controller {
   /** Creates not on the wire are dropped; their slots are undecided again (the next leader decides them). */
   stoppedLeading(): void {
     for (const [key, rec] of this.records) {
-      if (rec.ledger.create && !rec.ledger.create.sent) this.d.creator.cancel(key);
-      rec.ledger.leadershipLost();
+      const create = rec.ledger.create;
+      if (!create || create.sent) continue;
+      this.d.creator.cancel(key);
+      const scj = this.d.scjs.get(key);
+      rec.ledger.leadershipLost(scj ? { job: assumedJob(scj, create.slotMs), ackMonoMs: this.d.mono.nowMs() } : undefined);
     }
   }
 
@@ -294,18 +297,14 @@ export class Controller {
         ledger: rec.ledger,
         nowMs: this.d.wall.nowMs(),
       });
-      if (p.supersede) {
-        this.d.creator.cancel(key);
-        rec.ledger.superseded();
-      }
-      rec.ledger.decide(p.decidedThroughMs);
+      if (p.supersede) this.d.creator.cancel(key);
+      rec.ledger.decide(p);
       for (const m of p.missed) this.missed(scj, m);
       if (!p.create) return p.prune;
       if (p.replace.length > 0) {
         await this.deleteJobs(scj, rec, p.replace, 'concurrencyPolicy Replace');
         continue;
       }
-      rec.ledger.createDecided(p.create.slotMs);
       this.d.creator.submit(key, buildJob(scj, p.create.slotMs), p.create.slotMs, p.create.deadlineMs);
       return p.prune;
     }
@@ -315,7 +314,7 @@ export class Controller {
   private async deleteJobs(scj: SecondCronJob, rec: ScheduleRecord, jobs: readonly Job[], why: string): Promise<void> {
     const results = await Promise.allSettled(
       jobs
-        .filter((job) => !rec.ledger.deleting.has(job.metadata.uid))
+        .filter((job) => !rec.ledger.deleting.has(job.metadata.name))
         .map(async (job) => {
           await deleteJob(this.writes, job);
           rec.ledger.deleteAccepted(job);
@@ -356,6 +355,11 @@ export class Controller {
         }
         case 'already_exists':
           rec.ledger.createEnded('already_exists', slotMs);
+          // The Job exists (a retry after an unknown outcome, or another leader's): Forbid and Replace
+          // must see it before the watch shows it.
+          if (scj && !this.jobs.has(key, jobName(scj.metadata.name, slotMs))) {
+            rec.ledger.expected.set(jobName(scj.metadata.name, slotMs), { job: assumedJob(scj, slotMs), ackMonoMs: this.d.mono.nowMs() });
+          }
           break;
         case 'failed':
           rec.ledger.createEnded('failed', slotMs);
@@ -518,4 +522,10 @@ export class Controller {
     }
     return c;
   }
+}
+
+/** The Job a slot's create would have stored, as far as we can know it without reading it back (no uid). */
+function assumedJob(scj: SecondCronJob, slotMs: number): Job {
+  const { metadata, ...rest } = buildJob(scj, slotMs);
+  return slimJob({ ...rest, metadata: { ...metadata, uid: '', resourceVersion: '', creationTimestamp: new Date(slotMs).toISOString() } });
 }

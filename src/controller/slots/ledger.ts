@@ -2,6 +2,7 @@
 // transitions below. No I/O and no clock: the reconcile reads it into a plan (plan.ts), the executor
 // and the create answers move it on. Every field is per schedule; dropped with the schedule's record.
 import type { Job } from '../api.js';
+import type { Plan } from './plan.js';
 
 /** The one create of this schedule that is queued, in flight or waiting to retry (at most one). */
 export interface OutstandingCreate {
@@ -36,25 +37,24 @@ export class SlotLedger {
    * shows them, or when a relist requested after the acknowledgement does not.
    */
   readonly expected = new Map<string, { job: Job; ackMonoMs: number }>();
-  /** Uids of Jobs whose delete the API server accepted, until the watch shows them gone. */
+  /** Names of Jobs whose delete the API server accepted, until the watch shows them gone. */
   readonly deleting = new Set<string>();
 
-  /** Slots up to `throughMs` are decided (never moves back, but see createEnded('not_leader')). */
-  decide(throughMs: number): void {
-    if (throughMs > this.decidedThroughMs) this.decidedThroughMs = throughMs;
-  }
-
-  /** The slot is decided: a create for it is queued. */
-  createDecided(slotMs: number): void {
+  /**
+   * A plan's decisions: the superseded create dropped, the slots through decidedThroughMs decided, and
+   * the create queued, unless the running Jobs must be deleted first (then it is planned again once
+   * their deletes were accepted).
+   */
+  decide(plan: Pick<Plan, 'supersede' | 'decidedThroughMs' | 'create' | 'replace'>): void {
+    if (plan.supersede) {
+      if (this.create && (this.create.sent || !this.create.nothingStored)) throw new Error('only a create with nothing stored can be superseded');
+      this.create = undefined;
+    }
+    this.decideThrough(plan.decidedThroughMs);
+    if (!plan.create || plan.replace.length > 0) return;
     if (this.create) throw new Error(`a create for slot ${this.create.slotMs} is still outstanding`);
-    this.decide(slotMs);
-    this.create = { slotMs, sent: false, nothingStored: true };
-  }
-
-  /** A newer slot runs instead of the outstanding create (which had proof that nothing was stored). */
-  superseded(): void {
-    if (this.create && (this.create.sent || !this.create.nothingStored)) throw new Error('only a create with nothing stored can be superseded');
-    this.create = undefined;
+    this.decideThrough(plan.create.slotMs);
+    this.create = { slotMs: plan.create.slotMs, sent: false, nothingStored: true };
   }
 
   createSent(): void {
@@ -79,9 +79,16 @@ export class SlotLedger {
     }
   }
 
-  /** Leadership is gone: a create not on the wire is dropped and its slot undecided again. */
-  leadershipLost(): void {
-    if (this.create && !this.create.sent) this.createEnded('not_leader', this.create.slotMs);
+  /**
+   * Leadership is gone: a create not on the wire is dropped and its slot undecided again. One whose
+   * last answer left the outcome unknown may have stored its Job (`maybe`, the Job it would be): it
+   * counts as created until the Job cache shows it or a later relist proves it absent, so that Forbid
+   * does not start a second Job beside it when leadership returns before the watch caught up.
+   */
+  leadershipLost(maybe: { job: Job; ackMonoMs: number } | undefined): void {
+    if (!this.create || this.create.sent) return;
+    if (!this.create.nothingStored && maybe) this.expected.set(maybe.job.metadata.name, maybe);
+    this.createEnded('not_leader', this.create.slotMs);
   }
 
   /**
@@ -89,7 +96,11 @@ export class SlotLedger {
    * new schedule start after this moment. Slots that fell while suspended are neither run nor counted.
    */
   scheduleChanged(nowMs: number): void {
-    this.decide(nowMs);
+    this.decideThrough(nowMs);
+  }
+
+  private decideThrough(throughMs: number): void {
+    if (throughMs > this.decidedThroughMs) this.decidedThroughMs = throughMs;
   }
 
   jobObserved(job: Job): void {
@@ -98,11 +109,11 @@ export class SlotLedger {
 
   jobGone(job: Job): void {
     this.expected.delete(job.metadata.name);
-    this.deleting.delete(job.metadata.uid);
+    this.deleting.delete(job.metadata.name);
   }
 
   deleteAccepted(job: Job): void {
-    this.deleting.add(job.metadata.uid);
+    this.deleting.add(job.metadata.name);
   }
 
   /** A relist that started at listStartedMonoMs did not show these: the API server's truth wins. */

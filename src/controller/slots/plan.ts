@@ -57,7 +57,7 @@ const DEFAULT_CREATE_DEADLINE_S = 60;
 export function plan(inp: PlanInput): Plan {
   const { scj, ledger, nowMs } = inp;
   const spec = scj.spec;
-  const live = inp.jobs.filter((j) => !ledger.deleting.has(j.metadata.uid));
+  const live = inp.jobs.filter((j) => !ledger.deleting.has(j.metadata.name));
   let out: Plan = {
     decidedThroughMs: ledger.decidedThroughMs,
     supersede: false,

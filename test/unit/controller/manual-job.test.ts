@@ -77,7 +77,7 @@ test('Forbid skips and Replace replaces a running manual Job; history limits pru
     const compiled = compileSchedule({ intervalSeconds: 1 }, Date.parse(resource.metadata.creationTimestamp), slot);
     assert.ok(compiled.ok);
     const ledger = new SlotLedger();
-    ledger.decide(slot - 1);
+    ledger.scheduleChanged(slot - 1);
     return plan({ scj: resource, source: compiled.source, templateInvalid: false, jobs: [running], ledger, nowMs: slot });
   };
   assert.deepEqual(planned('Forbid').missed.map((m) => m.reason), ['forbid']);

@@ -30,9 +30,9 @@ function run(c: Case): Plan {
   const compiled = compileSchedule({ intervalSeconds: resource.spec.intervalSeconds, schedule: resource.spec.schedule }, T(0), T(c.now));
   assert.ok(compiled.ok);
   const ledger = new SlotLedger();
-  if (c.decided !== undefined) ledger.decide(T(c.decided));
+  if (c.decided !== undefined) ledger.scheduleChanged(T(c.decided));
   if (c.create) {
-    ledger.createDecided(T(c.create.slot));
+    ledger.decide({ supersede: false, decidedThroughMs: T(c.create.slot), create: { slotMs: T(c.create.slot), deadlineMs: T(c.create.slot) + 60_000 }, replace: [] });
     if (c.create.sent) ledger.createSent();
     else if (!c.create.nothingStored) ledger.createRetrying(false);
   }
