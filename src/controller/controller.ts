@@ -13,7 +13,7 @@ import { objectKey } from '../kube/types.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics/metrics.js';
 import { type Fire, Scheduler } from '../scheduler/index.js';
-import type { Job, SecondCronJob, SecondCronJobStatus } from './api.js';
+import { type Job, type SecondCronJob, type SecondCronJobStatus, jobsPath } from './api.js';
 import type { EventSink } from './events.js';
 import { addFinalizer, deleteJob, hasFinalizer, listOwnedJobs, removeFinalizer } from './finalizer.js';
 import { buildJob, jobName } from './job-builder.js';
@@ -22,7 +22,7 @@ import { JobIndex } from './job-index.js';
 import { isOwnedBy, jobOutcome } from './job-state.js';
 import { type ScheduleRecord, newRecord, scheduleSpecOf } from './schedule-record.js';
 import { slimJob } from './slim.js';
-import { type Missed, lastDecidedMs, plan } from './slots/plan.js';
+import { type Missed, firstOpenSlotMs, plan } from './slots/plan.js';
 import { type ReadyState, desiredStatus, rfc3339, statusEquals } from './status.js';
 import { writeStatus } from './status-writer.js';
 import { FencedRest, NotLeaderError } from './fenced-rest.js';
@@ -363,11 +363,9 @@ export class Controller {
           break;
         case 'failed':
           rec.ledger.createEnded('failed', slotMs);
-          if (answer.reason === 'error') {
-            this.d.log.warn('job create failed', { key, slot: rfc3339(slotMs), err: answer.error });
-            if (scj) this.d.events.record(scj, 'Warning', 'FailedCreate', `Error creating job for slot ${rfc3339(slotMs)}: ${answer.error?.message ?? 'unknown error'}`);
-          }
-          if (scj) this.missed(scj, { reason: answer.reason, count: 1, slotMs });
+          if (!scj) break;
+          if (answer.maybeStored) void this.settleUnknownOutcome(key, scj, rec, slotMs, answer.reason, answer.error);
+          else this.createFailed(scj, slotMs, answer.reason, answer.error);
           break;
         case 'not_leader':
           rec.ledger.createEnded('not_leader', slotMs);
@@ -375,6 +373,39 @@ export class Controller {
       this.queue.addFirst(key);
     },
   };
+
+  private createFailed(scj: SecondCronJob, slotMs: number, reason: 'deadline' | 'error', error: Error | undefined): void {
+    if (reason === 'error') {
+      this.d.log.warn('job create failed', { key: objectKey(scj), slot: rfc3339(slotMs), err: error });
+      this.d.events.record(scj, 'Warning', 'FailedCreate', `Error creating job for slot ${rfc3339(slotMs)}: ${error?.message ?? 'unknown error'}`);
+    }
+    this.missed(scj, { reason, count: 1, slotMs });
+  }
+
+  /**
+   * A create given up after an answer that left its outcome unknown (a timeout, a 500): the Job may
+   * exist. Like upstream's live GET for a missing Job, one read settles it: the slot is counted as
+   * missed only when the Job is not there. Until then the Job counts as created (Forbid, Replace).
+   */
+  private async settleUnknownOutcome(key: string, scj: SecondCronJob, rec: ScheduleRecord, slotMs: number, reason: 'deadline' | 'error', error: Error | undefined): Promise<void> {
+    const name = jobName(scj.metadata.name, slotMs);
+    if (!this.jobs.has(key, name)) rec.ledger.expected.set(name, { job: assumedJob(scj, slotMs), ackMonoMs: this.d.mono.nowMs() });
+    let exists: boolean;
+    try {
+      await this.d.rest.request({ verb: 'get', path: `${jobsPath(scj.metadata.namespace)}/${name}`, timeoutMs: 10_000, metadataOnly: true, purpose: 'job_create' });
+      exists = true;
+    } catch (err) {
+      exists = false;
+      if (!isNotFound(err)) this.d.log.warn('could not tell whether a Job exists; counting its slot as missed', { key, job: name, err });
+    }
+    if (exists) {
+      this.d.log.info('job create timed out, yet the Job exists', { key, job: name });
+    } else {
+      rec.ledger.expected.delete(name);
+      this.createFailed(scj, slotMs, reason, error);
+    }
+    this.queue.addFirst(key);
+  }
 
   private missed(scj: SecondCronJob, m: Missed): void {
     this.d.metrics.triggersMissed.inc({ reason: m.reason }, m.count);
@@ -481,8 +512,8 @@ export class Controller {
 
   private desiredStatus(key: string, scj: SecondCronJob, rec: ScheduleRecord): SecondCronJobStatus {
     const ownedJobs = this.ownedJobs(key, scj, rec);
-    // The first slot not decided yet: what a new leader reads back as "decided before this".
-    const nextSlotMs = rec.compiled.ok && !scj.spec.suspend ? rec.compiled.source.next(lastDecidedMs(scj, ownedJobs, rec.ledger.decidedThroughMs)) : null;
+    // What a new leader reads back as "decided before this".
+    const nextSlotMs = rec.compiled.ok && !scj.spec.suspend ? firstOpenSlotMs(rec.compiled.source, scj, ownedJobs, rec.ledger) : null;
     return desiredStatus({
       scj,
       ownedJobs,

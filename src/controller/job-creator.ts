@@ -23,8 +23,11 @@ import type { WritePriority } from './write-priority.js';
 export type CreateAnswer =
   | { kind: 'created'; job: Job; ackMs: number }
   | { kind: 'already_exists'; ackMs: number }
-  /** No Job and no more tries: a 4xx (`error`), or the deadline passed (`error` when the last try failed). */
-  | { kind: 'failed'; reason: 'deadline' | 'error'; error?: Error }
+  /**
+   * No more tries: a 4xx (`error`), or the deadline passed (`error` when a try failed). maybeStored: an
+   * earlier answer left the outcome unknown (timeout, 500), so the Job may exist after all.
+   */
+  | { kind: 'failed'; reason: 'deadline' | 'error'; error?: Error; maybeStored: boolean }
   /** Not sent (or not retried): this replica may no longer write. */
   | { kind: 'not_leader' };
 
@@ -60,6 +63,8 @@ interface Entry {
   readonly deadlineMs: number;
   attempt: number;
   lastError: Error | undefined;
+  /** An answer left the outcome unknown: the Job may have been stored. */
+  maybeStored: boolean;
   /** Set while sleeping before a retry. */
   retry?: TimerHandle;
   inFlight: boolean;
@@ -84,7 +89,7 @@ export class JobCreator {
   /** Queues the create of one slot's Job; the schedule (key) must have no other create outstanding. */
   submit(key: string, job: JobManifest, slotMs: number, deadlineMs: number): void {
     if (this.byKey.has(key)) throw new Error(`${key}: a create is already outstanding`);
-    const entry: Entry = { key, job, slotMs, deadlineMs, attempt: 0, lastError: undefined, inFlight: false };
+    const entry: Entry = { key, job, slotMs, deadlineMs, attempt: 0, lastError: undefined, maybeStored: false, inFlight: false };
     this.byKey.set(key, entry);
     this.enqueue(entry);
   }
@@ -199,14 +204,16 @@ export class JobCreator {
     entry.lastError = error;
     if (!isRetryable(err)) {
       this.opts.metrics.jobsCreated.inc({ result: 'error' });
-      return { kind: 'failed', reason: 'error', error };
+      return { kind: 'failed', reason: 'error', error, maybeStored: entry.maybeStored };
     }
+    const nothingStored = provesNothingStored(err);
+    if (!nothingStored) entry.maybeStored = true;
     const delay = retryDelayMs(RETRY, entry.attempt++, this.opts.random, err instanceof ApiError ? err.retryAfterMs : undefined);
     if (this.opts.wall.nowMs() + delay >= entry.deadlineMs) {
       this.opts.metrics.jobsCreated.inc({ result: 'error' });
-      return { kind: 'failed', reason: 'error', error };
+      return { kind: 'failed', reason: 'error', error, maybeStored: entry.maybeStored };
     }
-    this.listener?.retrying(entry.key, entry.slotMs, provesNothingStored(err), error);
+    this.listener?.retrying(entry.key, entry.slotMs, nothingStored, error);
     entry.retry = this.opts.timers.set(delay, () => {
       entry.retry = undefined;
       this.enqueue(entry);
@@ -216,7 +223,7 @@ export class JobCreator {
 
   private giveUp(entry: Entry): void {
     if (entry.lastError) this.opts.metrics.jobsCreated.inc({ result: 'error' });
-    this.end(entry, { kind: 'failed', reason: entry.lastError ? 'error' : 'deadline', ...(entry.lastError ? { error: entry.lastError } : {}) });
+    this.end(entry, { kind: 'failed', reason: entry.lastError ? 'error' : 'deadline', maybeStored: entry.maybeStored, ...(entry.lastError ? { error: entry.lastError } : {}) });
   }
 
   private end(entry: Entry, answer: CreateAnswer): void {

@@ -94,17 +94,27 @@ export function plan(inp: PlanInput): Plan {
 /**
  * The latest instant through which every slot is known to be decided: by this replica (its ledger), or
  * by any leader before it, as its status and Jobs show. nextScheduleTime is written as the first slot a
- * leader had not decided.
+ * leader had not decided; it speaks for the schedule of the generation the status was written for.
  */
 export function lastDecidedMs(scj: SecondCronJob, jobs: readonly Job[], ledgerDecidedMs: number): number {
   let known = Math.max(Date.parse(scj.metadata.creationTimestamp), ledgerDecidedMs);
   const lastSchedule = Date.parse(scj.status?.lastScheduleTime ?? '');
   if (lastSchedule > known) known = lastSchedule;
-  const next = Date.parse(scj.status?.nextScheduleTime ?? '') - 1;
+  const next = scj.status?.observedGeneration === scj.metadata.generation ? Date.parse(scj.status?.nextScheduleTime ?? '') - 1 : Number.NaN;
   if (next > known) known = next;
   for (const j of jobs) {
     const slot = jobSlotMs(j);
     if (slot > known) known = slot;
   }
   return known;
+}
+
+/**
+ * What status.nextScheduleTime says: the first slot whose outcome is not final. A slot whose create is
+ * still outstanding is not final (leadership may be lost before it is sent), so a leader reading the
+ * status back never takes it for decided.
+ */
+export function firstOpenSlotMs(source: SlotSource, scj: SecondCronJob, jobs: readonly Job[], ledger: Pick<SlotLedger, 'decidedThroughMs' | 'create'>): number | null {
+  const decided = ledger.create ? Math.min(ledger.decidedThroughMs, ledger.create.slotMs - 1) : ledger.decidedThroughMs;
+  return source.next(lastDecidedMs(scj, jobs, decided));
 }
