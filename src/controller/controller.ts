@@ -518,6 +518,7 @@ export class Controller {
       scj,
       ownedJobs,
       nextSlotMs,
+      resolvedSchedule: rec.compiled.ok ? rec.compiled.resolvedSchedule : undefined,
       lastScheduledMs: rec.ledger.lastScheduledMs,
       ready: this.readyState(scj, rec),
       readyGeneration: this.readyGeneration(scj, rec),

@@ -82,7 +82,7 @@ export class Model {
   }
 
   get source(): SlotSource {
-    const c = compileSchedule({ intervalSeconds: this.spec.intervalSeconds }, T0, this.now);
+    const c = compileSchedule({ intervalSeconds: this.spec.intervalSeconds }, T0, this.now, 'ns/hb');
     if (!c.ok) throw new Error(c.message);
     return c.source;
   }

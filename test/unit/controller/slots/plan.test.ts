@@ -27,7 +27,7 @@ interface Case {
 
 function run(c: Case): Plan {
   const resource = { ...scj(c.spec ?? {}), ...(c.status ? { status: c.status } : {}) };
-  const compiled = compileSchedule({ intervalSeconds: resource.spec.intervalSeconds, schedule: resource.spec.schedule }, T(0), T(c.now));
+  const compiled = compileSchedule({ intervalSeconds: resource.spec.intervalSeconds, schedule: resource.spec.schedule }, T(0), T(c.now), 'ns/hb');
   assert.ok(compiled.ok);
   const ledger = new SlotLedger();
   if (c.decided !== undefined) ledger.scheduleChanged(T(c.decided));
