@@ -119,3 +119,21 @@ test('events: a failed update is tried again a period later, so the count still 
   assert.equal(patches.length, 2);
   assert.equal(body(patches[1] as RequestOptions).count, 2);
 });
+
+test('events: a series dropped on a full queue is created at its next occurrence, not counted silently', async () => {
+  const { rest, events, dropped, flush } = setup();
+  const hung: (() => void)[] = [];
+  rest.on('create', '/api/v1/namespaces/ns/events', () => new Promise((resolve) => hung.push(() => resolve({}))));
+  // Fill the queue: distinct objects, so each is its own series.
+  for (let i = 0; i < 600; i++) events.record({ ...scj, metadata: { ...scj.metadata, uid: `uid-${i}` } }, 'Normal', 'SuccessfulCreate', `Created job ${i}`);
+  events.record(scj, 'Warning', 'FailedCreate', 'Error creating job');
+  assert.ok(dropped() > 0, 'the queue was full');
+  rest.on('create', '/api/v1/namespaces/ns/events', () => ({}));
+  for (const release of hung.splice(0)) release();
+  for (let i = 0; i < 100; i++) await flush(); // the queued creates drain
+  const before = rest.sent('create').length;
+  events.record(scj, 'Warning', 'FailedCreate', 'Error creating job');
+  await flush();
+  const created = rest.sent('create').slice(before).map((r) => body(r).reason);
+  assert.deepEqual(created, ['FailedCreate'], 'the dropped series is written when it happens again');
+});
