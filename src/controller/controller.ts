@@ -131,7 +131,7 @@ export class Controller {
       relisted: (listStartedMonoMs) => {
         for (const [key, rec] of this.records) {
           if (namespace && !key.startsWith(`${namespace}/`)) continue;
-          if (rec.ledger.relisted(listStartedMonoMs)) this.queue.add(key);
+          if (rec.ledger.relisted(listStartedMonoMs, (name) => this.jobs.has(key, name))) this.queue.add(key);
         }
       },
     };
@@ -180,11 +180,6 @@ export class Controller {
   /** Stops reconciling and waits for running reconciles. */
   async shutDown(): Promise<void> {
     await this.queue.shutDown();
-  }
-
-  /** Sizes of the per-schedule state, for leak checks (bench soak). */
-  stateSizes(): { records: number; jobIndex: number; creates: number } {
-    return { records: this.records.size, jobIndex: this.jobs.size, creates: this.d.creator.size };
   }
 
   // ---- firing -------------------------------------------------------------------------------

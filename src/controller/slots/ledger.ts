@@ -116,9 +116,16 @@ export class SlotLedger {
     this.deleting.add(job.metadata.name);
   }
 
-  /** A relist that started at listStartedMonoMs did not show these: the API server's truth wins. */
-  relisted(listStartedMonoMs: number): boolean {
+  /**
+   * After a relist that started at listStartedMonoMs, the API server's truth wins: created Jobs it did
+   * not show are dropped, and so are deleted ones it does not hold any more (whose DELETED event the
+   * watch never delivered). True when something was dropped.
+   */
+  relisted(listStartedMonoMs: number, listed: (name: string) => boolean): boolean {
     let dropped = false;
+    for (const name of this.deleting) {
+      if (!listed(name)) this.deleting.delete(name);
+    }
     for (const [name, e] of this.expected) {
       if (e.ackMonoMs >= listStartedMonoMs) continue;
       this.expected.delete(name);

@@ -105,7 +105,7 @@ export class Model {
         break;
       case 'relist':
         this.observe();
-        if (this.ledger.relisted(this.monoMs + 1)) this.log.push('  relist dropped expected Jobs');
+        if (this.ledger.relisted(this.monoMs + 1, (name) => this.cache.has(name))) this.log.push('  relist dropped expected Jobs');
         break;
       case 'finish': {
         const running = [...this.server.values()].filter(isActive);
