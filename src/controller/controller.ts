@@ -250,7 +250,11 @@ export class Controller {
       // schedule anew from the moment it is seen: no slot of the old schedule fires after it (I7), and
       // the slots that fell while suspended are neither run nor counted (I6).
       if (rec.scheduleSpec !== scheduleSpec || (rec.suspended && !suspended)) {
-        rec.ledger.scheduleChanged(this.d.wall.nowMs());
+        const dropped = rec.ledger.scheduleChanged(this.d.wall.nowMs());
+        if (dropped.create !== undefined) this.d.creator.cancel(key);
+        for (const slotMs of [dropped.create, dropped.held]) {
+          if (slotMs !== undefined) this.missed(scj, { reason: 'late', count: 1, slotMs });
+        }
         this.scheduler.delete(key);
       }
       rec.generation = scj.metadata.generation;

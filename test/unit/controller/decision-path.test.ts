@@ -201,3 +201,22 @@ test('deleting a SecondCronJob cancels its creates waiting to retry', async () =
   await h.advance(10_000);
   assert.equal(h.creates().length, sent, 'no create after the SecondCronJob was deleted');
 });
+
+test('Allow: with creates slower than the period the next slot is held and sent as soon as the answer is in', async () => {
+  const h = new ControllerHarness();
+  slowCreates(h, 1_400);
+  await h.apply(withFinalizer());
+  await h.advance(10_000); // slots 1..10, each create answered 1.4 s after it was sent
+  h.rest.on('create', JOBS_PATH, (req) => ({ metadata: { ...(req.body as Job).metadata, uid: `u-${(req.body as Job).metadata.name}` } }));
+  await h.advance(3_000); // fast again: slots 11..13
+  const slots = h.creates().map((n) => slotOf(n) - sec(0));
+  assert.equal(new Set(slots).size, slots.length, `each slot once: ${slots.join(' ')}`);
+  for (let i = 1; i < slots.length; i++) assert.ok((slots[i] as number) > (slots[i - 1] as number), `in slot order: ${slots.join(' ')}`);
+  // One on the wire at a time, the next held behind it: slot 2 goes the moment slot 1 is answered
+  // (at 2.4 s), not 1.4 s later as a missed slot's catch-up would.
+  assert.deepEqual(slots.slice(0, 3), [1, 2, 3]);
+  const sent = h.rest.requests.filter(isCreate);
+  assert.ok(sent.length >= 8, `most slots ran: ${slots.join(' ')}`);
+  // Every slot without a Job is counted once.
+  assert.equal(total(await h.missed()), 13 - slots.length, `Jobs for ${slots.join(' ')}; counted ${JSON.stringify(await h.missed())}`);
+});

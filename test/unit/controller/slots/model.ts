@@ -135,7 +135,7 @@ export class Model {
         if (step.on && !this.spec.suspend) this.suspendedSinceMs = Math.max(this.now, this.ledger.decidedThroughMs);
         if (!step.on && this.spec.suspend) {
           this.silent.push({ fromMs: this.suspendedSinceMs ?? this.now, toMs: this.now });
-          this.ledger.scheduleChanged(this.now);
+          this.scheduleChanged();
           this.windowStartMs = this.now;
         }
         if (step.on !== (this.spec.suspend === true)) this.generation++;
@@ -144,7 +144,7 @@ export class Model {
       case 'editSchedule':
         if (step.intervalSeconds !== this.spec.intervalSeconds) {
           this.generation++;
-          this.ledger.scheduleChanged(this.now);
+          this.scheduleChanged();
           this.spec = { ...this.spec, intervalSeconds: step.intervalSeconds };
           this.lastEditMs = this.now;
           this.windowStartMs = this.now;
@@ -163,6 +163,13 @@ export class Model {
     }
     if (this.leader) this.reconcile();
     this.checkAlways();
+  }
+
+  /** What the controller does when it sees an edit or a resume: the old schedule's pending slots are counted. */
+  private scheduleChanged(): void {
+    const dropped = this.ledger.scheduleChanged(this.now);
+    if (dropped.create !== undefined) this.creator = undefined;
+    for (const slot of [dropped.create, dropped.held]) if (slot !== undefined) this.recordMissed('late', slot, 1);
   }
 
   /** What the controller's reconcile does with the slots: plan, carry out, plan again after Replace deletes. */
@@ -326,7 +333,11 @@ export class Model {
   }
 
   private checkPlan(p: Plan): void {
-    if (p.create && (p.create.slotMs > this.now || p.create.slotMs <= this.ledger.decidedThroughMs)) throw new Violation(`plan creates slot ${(p.create.slotMs - T0) / 1000} that is not due and undecided`);
+    const held = this.ledger.held?.slotMs;
+    if (p.create && p.create.slotMs !== held && (p.create.slotMs > this.now || p.create.slotMs <= this.ledger.decidedThroughMs)) {
+      throw new Violation(`plan creates slot ${(p.create.slotMs - T0) / 1000} that is neither due and undecided nor held`);
+    }
+    if (p.hold && this.policy !== 'Allow') throw new Violation(`I2: a slot held under ${this.policy}`);
   }
 
   private checkSubmit(slotMs: number): void {
