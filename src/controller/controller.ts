@@ -299,6 +299,9 @@ export class Controller {
       if (p.supersede) this.d.creator.cancel(key);
       rec.ledger.decide(p);
       for (const m of p.missed) this.missed(scj, m);
+      const late = p.missed.reduce((n, m) => n + (m.reason === 'late' ? m.count : 0), 0);
+      const runs = p.create ?? p.hold;
+      if (runs && late > 0) this.d.log.info('catching up missed slot', { key, slot: rfc3339(runs.slotMs), older: late });
       if (!p.create) return p.prune;
       if (p.replace.length > 0) {
         await this.deleteJobs(scj, rec, p.replace, 'concurrencyPolicy Replace');
