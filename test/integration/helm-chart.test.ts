@@ -17,6 +17,7 @@ import type {
   V1CustomResourceDefinition,
   V1Deployment,
   V1NetworkPolicy,
+  V1Pod,
   V1PodDisruptionBudget,
   V1PolicyRule,
   V1Role,
@@ -31,6 +32,7 @@ import { runCommand } from '../cluster/run-command.js';
 import {
   CHART_DIR,
   helm,
+  helmOk,
   type Manifest,
   ofKind,
   only,
@@ -41,6 +43,7 @@ import {
   templateChart,
   valuesFile,
 } from './helpers/helm.js';
+import { buildUmbrella, UMBRELLA_OWN } from './helpers/umbrella.js';
 
 const RELEASE = 'sc';
 const NS = 'secondcron-system';
@@ -225,6 +228,7 @@ describe('helm template, default values', async () => {
       `ClusterRoleBinding//${FULLNAME}`,
       'CustomResourceDefinition//secondcronjobs.secondcron.io',
       `Deployment/${NS}/${FULLNAME}`,
+      `Pod/${NS}/${FULLNAME}-test`,
       `PodDisruptionBudget/${NS}/${FULLNAME}`,
       `Role/${NS}/${FULLNAME}-leader-election`,
       `RoleBinding/${NS}/${FULLNAME}-leader-election`,
@@ -250,17 +254,17 @@ describe('helm template, default values', async () => {
     })));
   });
 
-  test('Deployment: non-root, read-only, seccomp RuntimeDefault, no capabilities, token mounted', () => {
+  test('Deployment: non-root without fixed ids, read-only, seccomp RuntimeDefault, no capabilities, token mounted, Linux nodes', () => {
     const dep = only<V1Deployment>(docs, 'Deployment');
     const spec = dep.spec?.template.spec;
     assert.equal(spec?.automountServiceAccountToken, true);
     assert.equal(spec?.serviceAccountName, FULLNAME);
-    assert.equal(spec?.securityContext?.runAsNonRoot, true);
-    assert.equal(spec?.securityContext?.runAsUser, 65532);
-    assert.equal(spec?.securityContext?.seccompProfile?.type, 'RuntimeDefault');
+    // OpenShift's restricted SCC assigns its own uid and refuses a pod that names another one.
+    assert.deepEqual(plain(spec?.securityContext), { runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } });
+    assert.deepEqual(plain(spec?.nodeSelector), { 'kubernetes.io/os': 'linux' });
     const sc = operatorContainer(docs).securityContext;
     assert.equal(sc?.runAsNonRoot, true);
-    assert.equal(sc?.runAsUser, 65532);
+    assert.deepEqual([sc?.runAsUser, sc?.runAsGroup], [undefined, undefined]);
     assert.equal(sc?.readOnlyRootFilesystem, true);
     assert.equal(sc?.allowPrivilegeEscalation, false);
     assert.equal(sc?.privileged, false);
@@ -269,13 +273,12 @@ describe('helm template, default values', async () => {
     assert.equal(sc?.seccompProfile?.type, 'RuntimeDefault');
   });
 
-  test('Deployment: the image user is the pod user (Dockerfile USER = runAsUser)', () => {
+  test('Deployment: runAsNonRoot is verifiable from the image alone (a numeric, non-zero Dockerfile USER)', () => {
+    // The kubelet refuses runAsNonRoot for an image whose USER is a name; the e2e reads the uid
+    // and gid the runtime actually gave the container.
     const dockerfile = readFileSync(join(REPO_ROOT, 'Dockerfile'), 'utf8');
-    const users = [...dockerfile.matchAll(/^USER\s+(\d+)(?::(\d+))?\s*$/gm)];
-    assert.equal(users.length, 1, 'one numeric USER line in the Dockerfile');
-    const dep = only<V1Deployment>(docs, 'Deployment');
-    assert.equal(Number(users[0]?.[1]), dep.spec?.template.spec?.securityContext?.runAsUser);
-    assert.equal(Number(users[0]?.[2]), dep.spec?.template.spec?.securityContext?.runAsGroup);
+    const users = [...dockerfile.matchAll(/^USER\s+(\S+)\s*$/gm)].map((m) => m[1]);
+    assert.deepEqual(users, ['65532:65532']);
   });
 
   test('Deployment: probes on the health port, ports, resources, grace period beyond the shutdown timeout', () => {
@@ -742,6 +745,120 @@ describe('helm template, the knobs users expect (cert-manager, ingress-nginx, ku
   });
 });
 
+describe('helm template, umbrella-chart globals and cert-manager\'s knobs', () => {
+  const VALUES = {
+    global: { imagePullSecrets: ['mirror-pull', { name: 'regcred' }], commonLabels: { team: 'global', tier: 'ops' }, priorityClassName: 'platform-high' },
+    imagePullSecrets: [{ name: 'regcred' }],
+    commonLabels: { team: 'platform' },
+    strategy: { rollingUpdate: { maxSurge: '50%', maxUnavailable: 1 } },
+    deploymentAnnotations: { 'reloader.stakater.com/auto': 'true' },
+    serviceAccount: { labels: { 'azure.workload.identity/use': 'true' } },
+    extraInitContainers: [{ name: 'wait', image: 'busybox', command: ['true'] }],
+    extraContainers: [{ name: 'proxy', image: 'envoy', args: ['--config', '/etc/envoy.yaml'] }],
+    extraObjects: [
+      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: '{{ include "secondcron.fullname" . }}-extra', namespace: '{{ .Release.Namespace }}' }, data: { a: 'b' } },
+      'apiVersion: v1\nkind: Secret\nmetadata:\n  name: {{ .Release.Name }}-token\nstringData:\n  token: x\n',
+    ],
+  };
+  const docsP = renderChart({ release: RELEASE, namespace: NS, values: VALUES });
+
+  test('global.imagePullSecrets (names or {name}) join imagePullSecrets, each once; global.priorityClassName', async () => {
+    const pod = only<V1Deployment>(await docsP, 'Deployment').spec?.template.spec;
+    assert.deepEqual(plain(pod?.imagePullSecrets), [{ name: 'regcred' }, { name: 'mirror-pull' }]);
+    assert.equal(pod?.priorityClassName, 'platform-high');
+    const own = await renderChart({ values: { global: { priorityClassName: 'platform-high' }, priorityClassName: 'mine' } });
+    assert.equal(only<V1Deployment>(own, 'Deployment').spec?.template.spec?.priorityClassName, 'mine');
+    const none = only<V1Deployment>(await renderChart(), 'Deployment').spec?.template.spec;
+    assert.deepEqual([none?.imagePullSecrets, none?.priorityClassName], [undefined, undefined]);
+  });
+
+  test('global.commonLabels on every chart object and the pods, under the chart\'s own commonLabels', async () => {
+    const docs = (await docsP).filter((d) => !['ConfigMap', 'Secret'].includes(d.kind ?? ''));
+    assert.equal(docs.length, 12);
+    for (const d of docs) assert.deepEqual([d.metadata?.labels?.team, d.metadata?.labels?.tier], ['platform', 'ops'], `${d.kind}/${d.metadata?.name}`);
+    const podLabels = only<V1Deployment>(docs, 'Deployment').spec?.template.metadata?.labels;
+    assert.deepEqual([podLabels?.team, podLabels?.tier], ['platform', 'ops']);
+  });
+
+  test('strategy, deploymentAnnotations, serviceAccount.labels', async () => {
+    const docs = await docsP;
+    const dep = only<V1Deployment>(docs, 'Deployment');
+    assert.deepEqual(plain(dep.spec?.strategy), { type: 'RollingUpdate', rollingUpdate: { maxSurge: '50%', maxUnavailable: 1 } });
+    assert.equal(dep.metadata?.annotations?.['reloader.stakater.com/auto'], 'true');
+    assert.equal(dep.spec?.template.metadata?.annotations, undefined, 'not on the pods');
+    assert.equal(only<V1ServiceAccount>(docs, 'ServiceAccount').metadata?.labels?.['azure.workload.identity/use'], 'true');
+    // Recreate takes no rollingUpdate (the API server refuses one), although the default carries it.
+    const recreate = only<V1Deployment>(await renderChart({ values: { strategy: { type: 'Recreate' } } }), 'Deployment');
+    assert.deepEqual(plain(recreate.spec?.strategy), { type: 'Recreate' });
+  });
+
+  test('extraInitContainers before, extraContainers beside the operator', async () => {
+    const pod = only<V1Deployment>(await docsP, 'Deployment').spec?.template.spec;
+    assert.deepEqual(pod?.initContainers?.map((c) => c.name), ['wait']);
+    assert.deepEqual(pod?.containers.map((c) => c.name), ['operator', 'proxy']);
+    assert.deepEqual(pod?.containers[1]?.args, ['--config', '/etc/envoy.yaml']);
+  });
+
+  test('extraObjects: objects and strings, both rendered with tpl', async () => {
+    const docs = await docsP;
+    const cm = only<V1ConfigMap>(docs, 'ConfigMap');
+    assert.deepEqual([cm.metadata?.name, cm.metadata?.namespace, cm.data?.a], [`${FULLNAME}-extra`, NS, 'b']);
+    assert.equal(only(docs, 'Secret').metadata?.name, `${RELEASE}-token`);
+  });
+
+  test('the helm test pod: the operator\'s image, ServiceAccount, security and placement; Lease and Service link variables', async () => {
+    const docs = await renderChart({ release: RELEASE, namespace: NS, values: { ...VALUES, tolerations: [{ key: 'k', operator: 'Exists' }] } });
+    const pod = only<V1Pod>(docs, 'Pod');
+    const dep = only<V1Deployment>(docs, 'Deployment').spec?.template.spec;
+    assert.equal(pod.metadata?.annotations?.['helm.sh/hook'], 'test');
+    assert.equal(pod.spec?.serviceAccountName, dep?.serviceAccountName);
+    assert.equal(pod.spec?.automountServiceAccountToken, true);
+    assert.equal(pod.spec?.restartPolicy, 'Never');
+    assert.deepEqual(plain([pod.spec?.securityContext, pod.spec?.nodeSelector, pod.spec?.tolerations, pod.spec?.imagePullSecrets]),
+      plain([dep?.securityContext, dep?.nodeSelector, dep?.tolerations, dep?.imagePullSecrets]));
+    const [test, operator] = [pod.spec?.containers[0], dep?.containers[0]];
+    assert.deepEqual(plain([test?.image, test?.imagePullPolicy, test?.securityContext]), plain([operator?.image, operator?.imagePullPolicy, operator?.securityContext]));
+    // Not selected by the metrics Service (nor the PDB, the spread): it serves no metrics.
+    const selector = only<V1Service>(docs, 'Service').spec?.selector ?? {};
+    assert.ok(Object.entries(selector).some(([k, v]) => pod.metadata?.labels?.[k] !== v), 'the Service selects the test pod');
+    const env = Object.fromEntries((test?.env ?? []).map((e) => [e.name, e.value]));
+    // The kubelet names a Service link variable <NAME>_SERVICE_HOST, upper case, dashes as underscores.
+    assert.deepEqual(env, {
+      TEST_NAMESPACE: NS,
+      TEST_LEASE: 'secondcron-leader',
+      TEST_LEASE_DURATION_MS: '15000',
+      TEST_METRICS_HOST_ENV: 'SC_SECONDCRON_METRICS_SERVICE_HOST',
+      TEST_METRICS_DNS: `${FULLNAME}-metrics.${NS}.svc`,
+      TEST_METRICS_PORT: '8080',
+      TEST_METRICS_SECURE: 'false',
+    });
+    const off = await renderChart({ values: { tests: { enabled: false } } });
+    assert.equal(ofKind(off, 'Pod').length, 0);
+  });
+});
+
+describe('an umbrella chart with condition: secondcron.enabled and global values', () => {
+  test('enabled: the subchart renders with the parent\'s globals; disabled: nothing of it', async (t) => {
+    const umbrella = await buildUmbrella({ crds: { enabled: false } });
+    t.after(() => umbrella.remove());
+    const render = async (args: string[]): Promise<Manifest[]> =>
+      parseManifests(await helmOk(['template', 'platform', umbrella.dir, '--namespace', 'platform', ...args]));
+
+    const on = await render([]);
+    assert.ok(on.some((d) => `${d.kind}/${d.metadata?.name}` === UMBRELLA_OWN));
+    const ours = on.filter((d) => `${d.kind}/${d.metadata?.name}` !== UMBRELLA_OWN);
+    assert.equal(ours.length, on.length - 1);
+    for (const d of ours) assert.equal(d.metadata?.labels?.['platform.example/suite'], 'ops', `${d.kind}/${d.metadata?.name}`);
+    const pod = only<V1Deployment>(on, 'Deployment').spec?.template.spec;
+    assert.equal(pod?.containers[0]?.image, 'mirror.example/ghcr.io/secondcron/secondcron:0.1.0');
+    assert.deepEqual(plain(pod?.imagePullSecrets), [{ name: 'parent-pull' }]);
+    assert.equal(pod?.priorityClassName, 'umbrella-high');
+
+    const off = await render(['--set', 'secondcron.enabled=false']);
+    assert.deepEqual(off.map((d) => `${d.kind}/${d.metadata?.name}`), [UMBRELLA_OWN]);
+  });
+});
+
 describe('helm template, names that YAML reads as other types', () => {
   // Release and namespace names are DNS labels, and "on", "yes", "y", "true" are valid ones; helm
   // decodes manifests as YAML 1.1, where those words unquoted are booleans, and the install fails
@@ -784,6 +901,10 @@ describe('bad values fail with a message naming the value', () => {
     { name: 'serviceMonitor.interval: 30s1m (units out of order)', args: ['--set', 'metrics.serviceMonitor.interval=30s1m'], message: /at '\/metrics\/serviceMonitor\/interval': '30s1m' does not match pattern/ },
     { name: 'serviceMonitor.scrapeTimeout: 10 (no unit)', args: ['--set-string', 'metrics.serviceMonitor.scrapeTimeout=10'], message: /at '\/metrics\/serviceMonitor\/scrapeTimeout': '10' does not match pattern/ },
     { name: 'several replicas without leader election', args: ['--set', 'leaderElection.enabled=false'], message: /leaderElection.enabled=false with replicaCount=3/ },
+    { name: 'strategy.type: Rolling', args: ['--set', 'strategy.type=Rolling'], message: /at '\/strategy\/type': value must be one of 'RollingUpdate', 'Recreate'/ },
+    { name: 'strategy.rollingUpdate.maxSurge: 50 percent', args: ['--set', 'strategy.rollingUpdate.maxSurge=50 percent'], message: /at '\/strategy\/rollingUpdate\/maxSurge'/ },
+    { name: 'an init container without a name', args: ['--set', 'extraInitContainers[0].image=busybox'], message: /at '\/extraInitContainers\/0': missing property 'name'/ },
+    { name: 'global.imagePullSecrets: [{}]', args: ['--set', 'global.imagePullSecrets[0].x=y'], message: /at '\/global\/imagePullSecrets\/0'/ },
   ];
   for (const c of cases) {
     test(c.name, async () => {

@@ -108,19 +108,45 @@ describe('kubectl secondcron', () => {
     assert.deepEqual(jobTemplateOf(readCrd(CRD_PATH).crd), jobTemplateSchema(doc));
   });
 
-  test('columns: TimeZone by default, Containers and Images with -o wide', async () => {
+  test('columns: Ready and TimeZone by default, the Ready reason, Containers and Images with -o wide', async () => {
     await applyScj(ns.name, 'cols', { schedule: '0 0 3 * * *', timeZone: 'Asia/Tokyo' });
     const plain = await kubectlOk(['get', 'scj', 'cols', '-n', ns.name]);
     const [header, row] = plain.trim().split('\n');
-    assert.match(header ?? '', /^NAME\s+SCHEDULE\s+INTERVAL\s+TIMEZONE\s+SUSPEND\s+ACTIVE\s+LAST SCHEDULE\s+NEXT SCHEDULE\s+AGE$/);
+    assert.match(header ?? '', /^NAME\s+READY\s+SCHEDULE\s+INTERVAL\s+TIMEZONE\s+SUSPEND\s+ACTIVE\s+LAST SCHEDULE\s+NEXT SCHEDULE\s+AGE$/);
     assert.match(row ?? '', /Asia\/Tokyo/);
     await eventually('next schedule shown as a time', async () => {
       const out = await kubectlOk(['get', 'scj', 'cols', '-n', ns.name, '--no-headers']);
       return /\d{4}-\d\d-\d\dT18:00:00Z/.test(out) ? true : undefined;
     }, { timeoutMs: 15_000 });
     const wide = await kubectlOk(['get', 'scj', 'cols', '-n', ns.name, '-o', 'wide']);
-    assert.match(wide, /READY\s+CONTAINERS\s+IMAGES\s+AGE/);
-    assert.match(wide, /True\s+work\s+busybox:1\.36/);
+    assert.match(wide, /^NAME\s+READY\s+REASON\s+SCHEDULE\s.*\sCONTAINERS\s+IMAGES\s+AGE\n/);
+    assert.match(wide, /^cols\s+True\s+Scheduled\s+0 0 3 \* \* \*\s.*\swork\s+busybox:1\.36\s/m);
+
+    // A schedule the operator rejects is not Ready in the default columns, and wide says why.
+    await applyScj(ns.name, 'rejected', { schedule: '61 * * * * *' });
+    await eventually('rejected shows READY False', async () => {
+      const out = await kubectlOk(['get', 'scj', 'rejected', '-n', ns.name, '--no-headers']);
+      return /^rejected\s+False\s+61 \* \* \* \* \*\s/.test(out) ? true : undefined;
+    }, { timeoutMs: 15_000 });
+    assert.match(await kubectlOk(['get', 'scj', 'rejected', '-n', ns.name, '-o', 'wide', '--no-headers']), /^rejected\s+False\s+InvalidSchedule\s/);
+    await kubectlOk(['delete', 'scj', 'rejected', '-n', ns.name]);
+  });
+
+  test('conditions are metav1.Conditions: the API server refuses a reason that is not one CamelCase word, or a missing message', async () => {
+    const patch = (condition: Record<string, unknown>): Promise<CommandResult> => kubectl(['patch', 'scj', 'cols', '-n', ns.name, '--subresource=status', '--type=merge', '--dry-run=server', '-p',
+      JSON.stringify({ status: { conditions: [{ type: 'Ready', status: 'False', lastTransitionTime: '2026-12-03T00:00:00Z', message: 'm', ...condition }] } })]);
+    const ok = await patch({ reason: 'InvalidSchedule' });
+    assert.equal(ok.code, 0, ok.stderr);
+    for (const [bad, message] of [
+      [{ reason: 'not one word' }, /status\.conditions\[0\]\.reason: Invalid value: "not one word": status\.conditions\[0\]\.reason in body should match/],
+      [{ reason: '' }, /status\.conditions\[0\]\.reason: Invalid value: "": status\.conditions\[0\]\.reason in body should be at least 1 chars long/],
+      [{ reason: 'R', message: undefined }, /status\.conditions\[0\]\.message: Required value/],
+      [{ reason: 'R', type: 'not a type!' }, /status\.conditions\[0\]\.type: Invalid value/],
+    ] as const) {
+      const res = await patch(bad);
+      assert.notEqual(res.code, 0, JSON.stringify(bad));
+      assert.match(res.stderr, message);
+    }
   });
 
   test('next agrees with the Jobs the operator then creates', async () => {
