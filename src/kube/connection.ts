@@ -17,7 +17,8 @@ import { TokenFile } from './token-file.js';
 import { type ClientCert, ClientCertFiles, DispatcherPool, type ServerTls } from './tls-dispatcher.js';
 
 export interface Credentials {
-  headers: Record<string, string>;
+  /** A list is sent as the header repeated (Impersonate-Group). */
+  headers: Record<string, string | string[]>;
   dispatcher: Dispatcher;
   /**
    * Present when these credentials can be refreshed (token file, exec plugin): the server answered
@@ -42,6 +43,8 @@ export interface ConnectionOptions {
   env?: NodeJS.ProcessEnv;
   /** Told about refresh trouble that does not fail a request (last good token kept, …). */
   warn?: (message: string, err: Error) => void;
+  /** Standard input is a terminal an exec plugin may prompt on (kubectl, never the operator). */
+  interactive?: boolean;
 }
 
 const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
@@ -162,7 +165,14 @@ function directConnection(kc: ResolvedKubeconfig, opts: ConnectionOptions): Kube
     const token = new TokenFile(user.tokenFile, { onReadError: warn(`cannot read token file ${user.tokenFile}; keeping the last token`) });
     auth = (signal) => tokenAuth(token, signal);
   } else if (isFields(user.exec)) {
-    const plugin = new ExecCredentialPlugin({ exec: user.exec, cluster: { ...cluster, server: kc.cluster.server }, user: kc.user.name, env: opts.env, stderr: (text) => process.stderr.write(text) });
+    const plugin = new ExecCredentialPlugin({
+      exec: user.exec,
+      cluster: { ...cluster, server: kc.cluster.server },
+      user: kc.user.name,
+      env: opts.env,
+      stderr: (text) => process.stderr.write(text),
+      interactive: opts.interactive ?? false,
+    });
     auth = async (signal): Promise<UserAuth> => {
       const result = await plugin.current(signal);
       const headers: Record<string, string> = result.token ? { authorization: `Bearer ${result.token}` } : {};
