@@ -43,6 +43,7 @@ import {
   templateChart,
   valuesFile,
 } from './helpers/helm.js';
+import { promtool } from './helpers/prometheus-server.js';
 import { buildUmbrella, UMBRELLA_OWN } from './helpers/umbrella.js';
 
 const RELEASE = 'sc';
@@ -834,6 +835,72 @@ describe('helm template, umbrella-chart globals and cert-manager\'s knobs', () =
     });
     const off = await renderChart({ values: { tests: { enabled: false } } });
     assert.equal(ofKind(off, 'Pod').length, 0);
+  });
+});
+
+describe('monitoring options: multiCluster, runbook URL base, alert thresholds and for', () => {
+  type Rule = { alert?: string; expr: string; for?: string; labels?: Record<string, string>; annotations?: Record<string, string> };
+  const rulesOf = async (values: Record<string, unknown>): Promise<Array<{ name: string; rules: Rule[] }>> =>
+    (only(await renderChart({ values: { metrics: { prometheusRule: { enabled: true, ...values } } } }), 'PrometheusRule') as Manifest & { spec: { groups: Array<{ name: string; rules: Rule[] }> } }).spec.groups;
+
+  test('multiCluster: every by/on of the rules keeps the cluster label; promtool test rules on two clusters\' series', async (t) => {
+    const docs = await renderChart({ values: { multiCluster: { enabled: true }, metrics: { prometheusRule: { enabled: true } } } });
+    const groups = (only(docs, 'PrometheusRule') as Manifest & { spec: { groups: Array<{ rules: Rule[] }> } }).spec.groups;
+    const clauses = groups.flatMap((g) => g.rules).flatMap((r) => [...r.expr.matchAll(/\b(by|on)\s*\(([^)]*)\)/g)].map((m) => m[2] ?? ''));
+    assert.ok(clauses.length >= 9);
+    for (const c of clauses) assert.match(c, /^cluster, job, namespace/);
+    const dir = mkdtempSync(join(tmpdir(), 'secondcron-multicluster-'));
+    t.after(() => rmSync(dir, { recursive: true, force: true }));
+    writeFileSync(join(dir, 'alerts-multicluster.yaml'), JSON.stringify({ groups }));
+    writeFileSync(join(dir, 'alerts-multicluster.test.yaml'), readFileSync(join(REPO_ROOT, 'grafana', 'alerts-multicluster.test.yaml')));
+    const res = await promtool(['test', 'rules', 'alerts-multicluster.test.yaml'], dir);
+    assert.equal(res.code, 0, res.stdout + res.stderr);
+    // The same tests fail on the rules without the option: they can tell the difference.
+    writeFileSync(join(dir, 'alerts-multicluster.yaml'), JSON.stringify({ groups: await rulesOf({}) }));
+    const without = await promtool(['test', 'rules', 'alerts-multicluster.test.yaml'], dir);
+    assert.notEqual(without.code, 0, 'single-cluster rules pass the multi-cluster tests');
+  });
+
+  test('multiCluster: the dashboard gets a $cluster variable that every query and variable filters on', async () => {
+    const docs = await renderChart({ values: { multiCluster: { enabled: true, label: 'k8s_cluster' }, grafanaDashboard: { enabled: true } } });
+    const dashboard = JSON.parse(only<V1ConfigMap>(docs, 'ConfigMap').data?.['secondcron.json'] ?? '{}') as {
+      templating: { list: Array<{ name: string; query?: unknown; multi?: boolean }> };
+      panels: Array<{ targets?: Array<{ expr: string }>; panels?: Array<{ targets?: Array<{ expr: string }> }> }>;
+    };
+    const vars = dashboard.templating.list;
+    assert.deepEqual(vars.slice(0, 3).map((v) => v.name), ['datasource', 'cluster', 'job']);
+    assert.deepEqual([vars[1]?.query, vars[1]?.multi], [{ qryType: 1, query: 'label_values(secondcron_leader, k8s_cluster)', refId: 'PrometheusVariableQueryEditor-VariableQuery' }, false]);
+    const exprs = dashboard.panels.flatMap((p) => [...(p.targets ?? []), ...(p.panels ?? []).flatMap((q) => q.targets ?? [])]).map((x) => x.expr);
+    assert.ok(exprs.length > 30);
+    const jobSelectors = exprs.join('\n').match(/job=~"\$job"/g)?.length ?? 0;
+    assert.equal(exprs.join('\n').match(/\{k8s_cluster=~"\$cluster", job=~"\$job"/g)?.length, jobSelectors);
+    for (const e of exprs) for (const m of e.matchAll(/\bby \(([^)]*)\)/g)) assert.match(m[1] ?? '', /^k8s_cluster, /, e);
+    assert.ok(vars.filter((v) => !['datasource', 'cluster'].includes(v.name)).every((v) => JSON.stringify(v.query).includes('k8s_cluster=~\\"$cluster\\"')));
+  });
+
+  test('runbookUrlBase; per-alert threshold, for and severity; promtool accepts the result', async (t) => {
+    const groups = await rulesOf({
+      runbookUrlBase: 'https://wiki.example/ops/secondcron',
+      alerts: { SecondCronTriggerLatencyHigh: { threshold: 1.5, for: '10m', severity: 'critical' }, SecondCronScheduleNextTimeInPast: { threshold: 300 } },
+    });
+    const rules = groups.flatMap((g) => g.rules);
+    for (const r of rules) assert.equal(r.annotations?.runbook_url, `https://wiki.example/ops/secondcron#${(r.alert ?? '').toLowerCase()}`);
+    const latency = rules.find((r) => r.alert === 'SecondCronTriggerLatencyHigh');
+    assert.match(latency?.expr ?? '', /\) > 1\.5\n$/);
+    assert.deepEqual([latency?.for, latency?.labels?.severity], ['10m', 'critical']);
+    assert.match(rules.find((r) => r.alert === 'SecondCronScheduleNextTimeInPast')?.expr ?? '', /> 300\n/);
+    const defaults = (await rulesOf({})).flatMap((g) => g.rules);
+    assert.match(defaults.find((r) => r.alert === 'SecondCronTriggerLatencyHigh')?.expr ?? '', /\) > 0\.5\n$/);
+    const dir = mkdtempSync(join(tmpdir(), 'secondcron-rules-'));
+    t.after(() => rmSync(dir, { recursive: true, force: true }));
+    writeFileSync(join(dir, 'rules.yaml'), JSON.stringify({ groups }));
+    const res = await promtool(['check', 'rules', 'rules.yaml'], dir);
+    assert.equal(res.code, 0, res.stdout + res.stderr);
+
+    const unknown = await templateChart({ values: { metrics: { prometheusRule: { enabled: true, alerts: { SecondCronLate: { for: '1m' } } } } } });
+    assert.match(unknown.stderr, /metrics.prometheusRule.alerts: no alert named SecondCronLate \(the alerts are /);
+    const noThreshold = await templateChart({ values: { metrics: { prometheusRule: { enabled: true, alerts: { SecondCronNoLeader: { threshold: 2 } } } } } });
+    assert.match(noThreshold.stderr, /alerts.SecondCronNoLeader.threshold: only SecondCronCreateErrors, SecondCronScheduleNextTimeInPast, SecondCronTriggerLatencyHigh have a threshold/);
   });
 });
 

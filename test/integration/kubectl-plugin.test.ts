@@ -268,6 +268,139 @@ describe('kubectl secondcron', () => {
     assert.match(wrong.stderr, /NotFound/, 'without --context the current context (namespace default) is used');
   });
 
+  test('like kubectl: per-command --help, usage errors exit as kubectl\'s do, TYPE/NAME, -A, -o name|wide|jsonpath', async () => {
+    const runHelp = await pluginOk(['run', '--help'], { namespace: false });
+    assert.match(runHelp, /^Start a Job now from a SecondCronJob's template/);
+    assert.match(runHelp, /^Examples:\n {2}# A Job now\n {2}kubectl secondcron run heartbeat$/m);
+    // kubectl's own exit code and wording for an unknown flag, next to ours.
+    const theirs = await kubectl(['get', 'pods', '--bogus']);
+    const ours = await plugin(['run', 'x', '--bogus']);
+    assert.equal(ours.code, theirs.code);
+    assert.match(theirs.stderr, /^error: unknown flag: --bogus\nSee 'kubectl get --help' for usage\.$/m);
+    assert.equal(ours.stderr, "error: unknown flag: --bogus\nSee 'kubectl secondcron run --help' for usage.\n");
+
+    await applyScj(ns.name, 'typed', { intervalSeconds: 86_400 });
+    assert.equal((await pluginOk(['suspend', 'scj/typed'])).trim(), 'secondcronjob.secondcron.io/typed suspended');
+    assert.equal((await pluginOk(['resume', 'secondcronjobs.secondcron.io/typed', '-o', 'name'])).trim(), 'secondcronjob.secondcron.io/typed');
+    const wrongType = await plugin(['run', 'cronjob/typed']);
+    assert.equal(wrongType.code, theirs.code);
+    assert.match(wrongType.stderr, /"run" takes SecondCronJobs \(scj\/NAME\), not "cronjob"/);
+
+    // Without NAME: the namespace's SecondCronJobs, as `kubectl get scj` lists them; -A: every namespace's.
+    const listed = (await kubectlOk(['get', 'scj', '-n', ns.name, '-o', 'jsonpath={.items[*].metadata.name}'])).trim().split(' ').sort();
+    const ours1 = (await pluginOk(['next', '--count', '1', '-o', 'jsonpath={[*].name}'])).split(' ').sort();
+    assert.deepEqual(ours1, listed);
+    // Other test files run schedules of their own (some invalid on purpose) in other namespaces: -A
+    // is checked on history, which judges no schedule, against this namespace's own listing.
+    const here = JSON.parse(await pluginOk(['history', '-o', 'json'])) as { namespace: string; job: string }[];
+    assert.ok(here.length > 0, 'the manual Jobs of the run test');
+    const everywhere = JSON.parse(await pluginOk(['history', '-A', '-o', 'json'], { namespace: false })) as { namespace: string; job: string }[];
+    assert.deepEqual(everywhere.filter((e) => e.namespace === ns.name).map((e) => e.job), here.map((e) => e.job));
+    const wide = await pluginOk(['next', 'typed', '--count', '2', '-o', 'wide']);
+    assert.match(wide, new RegExp(`^NAMESPACE\\s+NAME\\s+#\\s+TIME\\s+TIME ZONE\\s+UTC\\s+FROM NOW\\s+SUSPENDED\\n${ns.name}\\s+typed\\s+1\\s`));
+    const byName = await plugin(['history', 'typed', '-A']);
+    assert.equal(byName.code, theirs.code);
+    assert.match(byName.stderr, /cannot be retrieved by name across all namespaces/);
+  });
+
+  test('run --job-name and --dry-run=client|server on run, suspend and resume: nothing stored by a dry run', async () => {
+    await applyScj(ns.name, 'dry', { intervalSeconds: 86_400 });
+    const client = await pluginOk(['run', 'scj/dry', '--job-name', 'dry-hotfix', '--dry-run=client']);
+    assert.equal(client.trim(), 'job.batch/dry-hotfix created (dry run)');
+    const server = JSON.parse(await pluginOk(['run', 'dry', '--job-name', 'dry-hotfix', '--dry-run=server', '-o', 'json'])) as OwnedJob & { metadata: { uid?: string } };
+    assert.equal(server.metadata.name, 'dry-hotfix');
+    assert.ok(server.metadata.uid, 'the API server admitted it (a server dry run fills in the uid)');
+    assert.equal((await listJobs(ns.name, 'dry')).length, 0, 'a dry run stores no Job');
+    assert.equal((await pluginOk(['run', 'dry', '--job-name', 'dry-hotfix', '-o', 'name'])).trim(), 'job.batch/dry-hotfix');
+    const job = JSON.parse(await kubectlOk(['get', 'job', 'dry-hotfix', '-n', ns.name, '-o', 'json'])) as OwnedJob;
+    assert.equal(job.metadata.annotations?.['secondcron.io/instantiate'], 'manual');
+    const taken = await plugin(['run', 'dry', '--job-name', 'dry-hotfix']);
+    assert.match(taken.stderr, /AlreadyExists/);
+    const slotShaped = await plugin(['run', 'dry', '--job-name', 'dry-1796205605']);
+    assert.match(slotShaped.stderr, /has the form of a scheduled Job's name/);
+
+    for (const dryRun of ['client', 'server']) {
+      const out = await pluginOk(['suspend', 'dry', `--dry-run=${dryRun}`]);
+      assert.equal(out.trim(), `secondcronjob.secondcron.io/dry suspended (${dryRun === 'server' ? 'server ' : ''}dry run)`);
+      assert.equal((await getScj<{ spec: { suspend?: boolean } }>(ns.name, 'dry')).spec.suspend ?? false, false, `--dry-run=${dryRun} left spec.suspend alone`);
+    }
+    const asYaml = load(await pluginOk(['suspend', 'dry', '--dry-run=server', '-o', 'yaml'])) as { spec: { suspend: boolean } };
+    assert.equal(asYaml.spec.suspend, true, 'the object as it would be');
+    assert.equal((await pluginOk(['resume', 'dry', '--dry-run=server'])).trim(), 'secondcronjob.secondcron.io/dry resumed (no change)');
+  });
+
+  test('kubectl\'s global flags: --as/--as-group, --server/--token/--insecure-skip-tls-verify, --cluster/--user, --request-timeout', async () => {
+    await applyScj(ns.name, 'flags', { intervalSeconds: 86_400 });
+    // A Role for a group; impersonating a user in it (and another group: the header is repeated) may read.
+    await kubectlOk(['create', 'role', 'scj-reader', '-n', ns.name, '--verb=get,list', '--resource=secondcronjobs.secondcron.io,jobs.batch']);
+    await kubectlOk(['create', 'rolebinding', 'scj-reader', '-n', ns.name, '--role=scj-reader', '--group=scj-readers']);
+    const denied = await plugin(['history', 'flags', '--as', 'jane']);
+    assert.equal(denied.code, 1);
+    assert.match(denied.stderr, /Forbidden.*User "jane" cannot get resource "secondcronjobs"/);
+    await eventually('the RoleBinding takes effect', async () =>
+      ((await plugin(['history', 'flags', '--as', 'jane', '--as-group', 'other', '--as-group', 'scj-readers'])).code === 0 ? true : undefined), { timeoutMs: 10_000 });
+
+    // No kubeconfig at all: --server, a ServiceAccount's --token, no CA.
+    const admin = load(readFileSync(testKubeconfig(), 'utf8')) as { clusters: { cluster: { server: string } }[]; users: { user: { token: string } }[] };
+    const server = admin.clusters[0]?.cluster.server as string;
+    await kubectlOk(['create', 'serviceaccount', 'nobody', '-n', ns.name]);
+    const token = (await kubectlOk(['create', 'token', 'nobody', '-n', ns.name])).trim();
+    const direct = await plugin(['history', 'flags', '--server', server, '--token', token, '--insecure-skip-tls-verify'], { env: { KUBECONFIG: join(tmp, 'absent') } });
+    assert.match(direct.stderr, new RegExp(`User "system:serviceaccount:${ns.name}:nobody" cannot get resource "secondcronjobs"`));
+
+    // --cluster and --user over a context that names others.
+    const k = file('two.kubeconfig', {
+      apiVersion: 'v1',
+      kind: 'Config',
+      clusters: [{ name: 'closed', cluster: { server: 'https://127.0.0.1:1' } }, { name: 'real', cluster: { server, 'insecure-skip-tls-verify': true } }],
+      users: [{ name: 'anon', user: {} }, { name: 'admin', user: { token: admin.users[0]?.user.token } }],
+      contexts: [{ name: 'x', context: { cluster: 'closed', user: 'anon' } }],
+      'current-context': 'x',
+    });
+    assert.match((await plugin(['history', 'flags', '--kubeconfig', k])).stderr, /cannot reach the API server at https:\/\/127\.0\.0\.1:1/);
+    assert.match(await pluginOk(['history', 'flags', '--kubeconfig', k, '--cluster', 'real', '--user', 'admin']), /^No Jobs of secondcronjob.secondcron.io\/flags/);
+    const slow = await plugin(['history', 'flags', '--request-timeout', '1ms']);
+    assert.equal(slow.code, 1);
+    assert.match(slow.stderr, /timed out/);
+  });
+
+  test('validate --local needs no cluster; an exec plugin with interactiveMode: Always prompts on the terminal', async () => {
+    const noCluster = { env: { KUBECONFIG: join(tmp, 'absent') }, namespace: false };
+    const example = join(ROOT, 'examples', readdirSync(join(ROOT, 'examples')).find((f) => f.endsWith('.yaml')) as string);
+    assert.match(await pluginOk(['validate', '--local', '-f', example], noCluster), /: valid \(local: /);
+    const bad = await plugin(['validate', '--local', '-f', file('local-bad.yaml', { apiVersion: 'secondcron.io/v1', kind: 'SecondCronJob', metadata: { name: 'b' }, spec: { schedule: '61 * * * * *' } })], noCluster);
+    assert.equal(bad.code, 1);
+    assert.match(bad.stdout, /Schedule: InvalidSchedule: .*61/);
+
+    await applyScj(ns.name, 'prompted', { intervalSeconds: 86_400 });
+    const admin = load(readFileSync(testKubeconfig(), 'utf8')) as { clusters: { cluster: Record<string, unknown> }[]; users: { user: { token: string } }[] };
+    const credential = JSON.stringify({ apiVersion: 'client.authentication.k8s.io/v1', kind: 'ExecCredential', status: { token: admin.users[0]?.user.token } });
+    const execPlugin = file('prompt.sh', `#!/bin/sh\nprintf 'Passphrase: ' >&2\nread -r answer\n[ "$answer" = "open sesame" ] || exit 7\necho '${credential}'\n`);
+    execFileSync('chmod', ['+x', execPlugin]);
+    const k = file('exec.kubeconfig', {
+      apiVersion: 'v1',
+      kind: 'Config',
+      clusters: [{ name: 'c', cluster: admin.clusters[0]?.cluster }],
+      users: [{ name: 'u', user: { exec: { apiVersion: 'client.authentication.k8s.io/v1', command: execPlugin, interactiveMode: 'Always' } } }],
+      contexts: [{ name: 'x', context: { cluster: 'c', user: 'u', namespace: ns.name } }],
+      'current-context': 'x',
+    });
+    const notTerminal = await plugin(['history', 'prompted', '--kubeconfig', k], { namespace: false });
+    assert.equal(notTerminal.code, 1);
+    assert.match(notTerminal.stderr, /interactiveMode is Always, but standard input is not a terminal/);
+    // util-linux `script` gives kubectl (and so the plugin and its exec plugin) a terminal as stdin.
+    const base = testEnv();
+    const shell = `${join(testBinDir(), 'kubectl')} secondcron history prompted --kubeconfig ${k}`;
+    const onTerminal = await runCommand('script', ['-qec', shell, '/dev/null'], {
+      env: { ...base, PATH: `${PLUGIN_DIR}${delimiter}${base.PATH ?? ''}` },
+      input: 'open sesame\n',
+      timeoutMs: 60_000,
+    });
+    assert.equal(onTerminal.code, 0, onTerminal.stdout + onTerminal.stderr);
+    assert.match(onTerminal.stdout, /Passphrase: /);
+    assert.match(onTerminal.stdout, /No Jobs of secondcronjob.secondcron.io\/prompted/);
+  });
+
   test('from-cronjob: a real CronJob migrates, applies and fires on the same minutes', async () => {
     const cronJob = {
       apiVersion: 'batch/v1',
