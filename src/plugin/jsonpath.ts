@@ -33,7 +33,7 @@ function parseTemplate(template: string): Node[] {
       break;
     }
     if (open > i) top.push({ kind: 'text', text: template.slice(i, open) });
-    const close = closingBrace(template, open);
+    const close = closing(template, open, '}', template);
     const inner = template.slice(open + 1, close).trim();
     i = close + 1;
     if (inner === 'end') {
@@ -53,21 +53,21 @@ function parseTemplate(template: string): Node[] {
   return root;
 }
 
-/** The index of the "}" that closes the "{" at `open`, skipping quoted strings and brackets. */
-function closingBrace(template: string, open: number): number {
+/** The index of `close` ending the group opened at `open`, skipping quoted strings and nested [ ]. */
+function closing(text: string, open: number, close: '}' | ']', template: string): number {
   let quote: string | undefined;
   let depth = 0;
-  for (let j = open + 1; j < template.length; j++) {
-    const c = template[j];
+  for (let j = open + 1; j < text.length; j++) {
+    const c = text[j];
     if (quote) {
       if (c === '\\') j++;
       else if (c === quote) quote = undefined;
     } else if (c === '"' || c === "'") quote = c;
+    else if (c === close && depth === 0) return j;
     else if (c === '[') depth++;
     else if (c === ']') depth--;
-    else if (c === '}' && depth === 0) return j;
   }
-  return fail(template, 'unclosed action');
+  return fail(template, close === '}' ? 'unclosed action' : 'unclosed [');
 }
 
 function unquote(quoted: string): string {
@@ -86,27 +86,12 @@ function parsePath(text: string, template: string): Segment[] {
       segments.push(m[1] === '*' ? { kind: 'all' } : { kind: 'field', name: m[1] as string });
       i += m[0].length;
     } else if (c === '[') {
-      const end = matchingBracket(text, i, template);
+      const end = closing(text, i, ']', template);
       segments.push(bracket(text.slice(i + 1, end).trim(), template));
       i = end + 1;
     } else fail(template, `unexpected "${text.slice(i)}"`);
   }
   return segments;
-}
-
-function matchingBracket(text: string, open: number, template: string): number {
-  let quote: string | undefined;
-  let depth = 0;
-  for (let j = open; j < text.length; j++) {
-    const c = text[j];
-    if (quote) {
-      if (c === '\\') j++;
-      else if (c === quote) quote = undefined;
-    } else if (c === '"' || c === "'") quote = c;
-    else if (c === '[') depth++;
-    else if (c === ']' && --depth === 0) return j;
-  }
-  return fail(template, 'unclosed [');
 }
 
 function bracket(inner: string, template: string): Segment {
