@@ -2,7 +2,6 @@
 // The kubectl plugin's executable (`kubectl secondcron …` once dist/bin is on PATH). Composition only:
 // real streams, clock and randomness in; everything else is in src/plugin/.
 import { readFileSync } from 'node:fs';
-import { isatty } from 'node:tty';
 
 import { buildInfo } from '../build-info.js';
 import { runPlugin } from '../plugin/plugin.js';
@@ -13,7 +12,6 @@ runPlugin(
     stdout: (text) => process.stdout.write(text),
     stderr: (text) => process.stderr.write(text),
     readStdin: () => readFileSync(0, 'utf8'),
-    stdinIsTerminal: isatty(0),
     nowMs: Date.now,
     random: Math.random,
   },

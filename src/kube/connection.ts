@@ -43,8 +43,6 @@ export interface ConnectionOptions {
   env?: NodeJS.ProcessEnv;
   /** Told about refresh trouble that does not fail a request (last good token kept, …). */
   warn?: (message: string, err: Error) => void;
-  /** Standard input is a terminal an exec plugin may prompt on (kubectl, never the operator). */
-  interactive?: boolean;
 }
 
 const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
@@ -165,14 +163,7 @@ function directConnection(kc: ResolvedKubeconfig, opts: ConnectionOptions): Kube
     const token = new TokenFile(user.tokenFile, { onReadError: warn(`cannot read token file ${user.tokenFile}; keeping the last token`) });
     auth = (signal) => tokenAuth(token, signal);
   } else if (isFields(user.exec)) {
-    const plugin = new ExecCredentialPlugin({
-      exec: user.exec,
-      cluster: { ...cluster, server: kc.cluster.server },
-      user: kc.user.name,
-      env: opts.env,
-      stderr: (text) => process.stderr.write(text),
-      interactive: opts.interactive ?? false,
-    });
+    const plugin = new ExecCredentialPlugin({ exec: user.exec, cluster: { ...cluster, server: kc.cluster.server }, user: kc.user.name, env: opts.env, stderr: (text) => process.stderr.write(text) });
     auth = async (signal): Promise<UserAuth> => {
       const result = await plugin.current(signal);
       const headers: Record<string, string> = result.token ? { authorization: `Bearer ${result.token}` } : {};

@@ -30,12 +30,6 @@ export interface ExecPluginOptions {
   timeoutMs?: number;
   /** The plugin's stderr (client-go passes it through). */
   stderr?: (text: string) => void;
-  /**
-   * Our standard input is a terminal the plugin may prompt on (kubectl secondcron in a shell). The
-   * plugin then gets it, and spec.interactive is true, unless its interactiveMode is Never; a plugin
-   * with interactiveMode Always fails without one, as client-go's does.
-   */
-  interactive?: boolean;
 }
 
 const API_VERSIONS = new Set(['client.authentication.k8s.io/v1', 'client.authentication.k8s.io/v1beta1']);
@@ -86,19 +80,14 @@ export class ExecCredentialPlugin {
     for (const entry of Array.isArray(exec.env) ? exec.env : []) {
       if (isFields(entry) && typeof entry.name === 'string') extraEnv[entry.name] = String(entry.value ?? '');
     }
-    const mode = typeof exec.interactiveMode === 'string' ? exec.interactiveMode : 'IfAvailable';
-    const interactive = mode !== 'Never' && this.opts.interactive === true;
-    if (mode === 'Always' && !interactive) {
-      return Promise.reject(new CredentialsUnavailable(`exec plugin ${this.command} for user "${this.opts.user}": interactiveMode is Always, but standard input is not a terminal it could prompt on`));
-    }
-    const spec: Fields = { interactive };
+    const spec: Fields = { interactive: false };
     if (exec.provideClusterInfo === true) spec.cluster = clusterInfo(cluster);
     extraEnv.KUBERNETES_EXEC_INFO = JSON.stringify({ apiVersion: this.apiVersion, kind: 'ExecCredential', spec });
     const timeoutMs = this.opts.timeoutMs ?? 60_000;
     return new Promise((resolve, reject) => {
       // Its own process group, so a timeout kills what the plugin started too (a shell's children
-      // would otherwise hold its output open) — unless it prompts: a new session has no terminal.
-      const child = spawn(this.command, this.args, { env: { ...(this.opts.env ?? process.env), ...extraEnv }, stdio: [interactive ? 'inherit' : 'ignore', 'pipe', 'pipe'], detached: !interactive });
+      // would otherwise hold its output open).
+      const child = spawn(this.command, this.args, { env: { ...(this.opts.env ?? process.env), ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
       let stdout = '';
       let stderr = '';
       child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -108,7 +97,7 @@ export class ExecCredentialPlugin {
       });
       const timer = setTimeout(() => {
         try {
-          if (child.pid !== undefined) process.kill(interactive ? child.pid : -child.pid, 'SIGKILL');
+          if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
         } catch {
           // already gone
         }

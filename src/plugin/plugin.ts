@@ -17,8 +17,6 @@ export interface PluginIo {
   stdout(text: string): void;
   stderr(text: string): void;
   readStdin(): string;
-  /** Standard input is a terminal (an exec credential plugin may prompt on it). */
-  stdinIsTerminal: boolean;
   nowMs(): number;
   random(): number;
 }
@@ -41,7 +39,7 @@ export async function runPlugin(argv: readonly string[], io: PluginIo, build: Bu
     nowMs: io.nowMs,
     random: io.random,
     readStdin: io.readStdin,
-    target: () => (target ??= connect(invocation.connection, `kubectl-secondcron/${build.version} (${build.commit})`, io.stdinIsTerminal)),
+    target: () => (target ??= connect(invocation.connection, `kubectl-secondcron/${build.version} (${build.commit})`)),
   };
   try {
     const { command } = invocation;

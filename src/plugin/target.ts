@@ -18,20 +18,17 @@ export interface Target {
 /** kubectl's default --request-timeout is 0: no timeout of its own. */
 const NO_TIMEOUT_MS = 2 ** 31 - 1;
 
-export async function connect(flags: ConnectionFlags, userAgent: string, interactive: boolean): Promise<Target> {
+export async function connect(flags: ConnectionFlags, userAgent: string): Promise<Target> {
   try {
-    const { connection, kubeconfig } = await connectionForSelection(
-      {
-        ...(flags.kubeconfig ? { kubeconfig: flags.kubeconfig } : {}),
-        ...(flags.context ? { context: flags.context } : {}),
-        ...(flags.cluster ? { cluster: flags.cluster } : {}),
-        ...(flags.user ? { user: flags.user } : {}),
-        ...(flags.server ? { server: flags.server } : {}),
-        ...(flags.token ? { token: flags.token } : {}),
-        ...(flags.insecureSkipTlsVerify ? { insecureSkipTlsVerify: true } : {}),
-      },
-      { interactive },
-    );
+    const { connection, kubeconfig } = await connectionForSelection({
+      ...(flags.kubeconfig ? { kubeconfig: flags.kubeconfig } : {}),
+      ...(flags.context ? { context: flags.context } : {}),
+      ...(flags.cluster ? { cluster: flags.cluster } : {}),
+      ...(flags.user ? { user: flags.user } : {}),
+      ...(flags.server ? { server: flags.server } : {}),
+      ...(flags.token ? { token: flags.token } : {}),
+      ...(flags.insecureSkipTlsVerify ? { insecureSkipTlsVerify: true } : {}),
+    });
     const timeoutMs = flags.requestTimeoutMs === undefined || flags.requestTimeoutMs === 0 ? NO_TIMEOUT_MS : flags.requestTimeoutMs;
     return { rest: new KubeRest(impersonating(connection, flags), { userAgent, defaultTimeoutMs: timeoutMs }), namespace: flags.namespace || kubeconfig.namespace };
   } catch (err) {

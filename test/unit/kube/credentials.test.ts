@@ -93,15 +93,3 @@ test('exec plugin: failures say what went wrong, with the install hint', async (
   await new ExecCredentialPlugin({ exec: { command: infoDump.command, apiVersion: V1, provideClusterInfo: true, env: [{ name: 'A', value: 'b' }] }, cluster: { server: 'https://s' }, user: 'u' }).current();
   assert.deepEqual(JSON.parse(readFileSync(join(dir, 'info.json'), 'utf8')), { apiVersion: V1, kind: 'ExecCredential', spec: { interactive: false, cluster: { server: 'https://s' } } });
 });
-
-test('exec plugin interactiveMode: Always fails without a terminal (never started); Never keeps spec.interactive false; IfAvailable tells the plugin', async () => {
-  const told = plugin('told', `case "$KUBERNETES_EXEC_INFO" in *'"interactive":true'*) ${credential('told')} ;; *) exit 3 ;; esac`);
-  const exec = (interactiveMode: string, interactive: boolean): ExecCredentialPlugin =>
-    new ExecCredentialPlugin({ exec: { command: told.command, apiVersion: V1, interactiveMode }, cluster: {}, user: 'u', interactive });
-  await assert.rejects(exec('Always', false).current(), (err: unknown) => err instanceof CredentialsUnavailable && /interactiveMode is Always, but standard input is not a terminal/.test(err.message));
-  assert.equal(told.runs(), 0, 'not even started');
-  await assert.rejects(exec('Never', true).current(), /exited with code 3/);
-  assert.equal((await exec('IfAvailable', true).current()).token, 'told');
-  assert.equal((await exec('Always', true).current()).token, 'told');
-  assert.equal(told.runs(), 3);
-});
