@@ -163,7 +163,7 @@ describe('helm chart files', () => {
     const walk = (prefix: string, v: unknown): void => {
       // Objects the chart owns are documented key by key; free-form maps and lists as a whole.
       if (v !== null && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length > 0 &&
-          !['resources', 'podSecurityContext', 'securityContext'].includes(prefix)) {
+          !['resources', 'podSecurityContext', 'securityContext', 'nodeSelector'].includes(prefix)) {
         for (const [k, child] of Object.entries(v)) walk(prefix ? `${prefix}.${k}` : k, child);
       } else leaves.push(prefix);
     };
