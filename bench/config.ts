@@ -11,6 +11,8 @@ export interface BenchConfig {
   scheduler: { entries: number; seconds: number; alignedSeconds: number };
   /** windowS: how long the new leader's writes are counted (the issue's 60 s; 30 s when quick). */
   failover: { schedules: number; windowS: number; settleTimeoutS: number };
+  /** `0 * * * * *` vs `H * * * * *`, each side measured over `minutes` whole minutes (issue 25). */
+  herd: { schedules: number; minutes: number };
 }
 
 export function benchConfig(env: NodeJS.ProcessEnv): BenchConfig {
@@ -27,6 +29,7 @@ export function benchConfig(env: NodeJS.ProcessEnv): BenchConfig {
         scale: { schedules: 1_000, idleSeconds: 15, timeoutS: 30 },
         scheduler: { entries: 1_000, seconds: 10, alignedSeconds: 3 },
         failover: { schedules: 1_000, windowS: 30, settleTimeoutS: 90 },
+        herd: { schedules: 200, minutes: 1 },
       }
     : {
         quick,
@@ -38,5 +41,6 @@ export function benchConfig(env: NodeJS.ProcessEnv): BenchConfig {
         scale: { schedules: 10_000, idleSeconds: 60, timeoutS: 300 },
         scheduler: { entries: 1_000, seconds: 30, alignedSeconds: 10 },
         failover: { schedules: 10_000, windowS: 60, settleTimeoutS: 300 },
+        herd: { schedules: 2_000, minutes: 2 },
       };
 }

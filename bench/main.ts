@@ -3,7 +3,7 @@
 // never asserts: prints a table, writes bench/results/latest.json and bench/results/latency.svg.
 //
 //   BENCH_QUICK=1        reduced sizes (about 6 minutes)
-//   BENCH_ONLY=a,b       run only these scenarios (floor, steady, light, burst, scale, scheduler, failover); results
+//   BENCH_ONLY=a,b       run only these scenarios (floor, steady, light, burst, scale, scheduler, failover, herd); results
 //                        then go to bench/results/partial.json, never over latest.json
 //   BENCH_PODS=1         Jobs run a real (kwok) pod instead of completing at once without one
 //   BENCH_CPU_PROF=dir   V8 CPU profile of every operator run into dir
@@ -27,11 +27,12 @@ import { FLOOR_NAMESPACE, runFloor } from './scenarios/floor.js';
 import { LIGHT_NAMESPACE, runLight } from './scenarios/light.js';
 import { type ScaleRun, startScale } from './scenarios/scale.js';
 import { runFailover } from './scenarios/failover.js';
+import { runHerd } from './scenarios/herd.js';
 import { runScheduler } from './scenarios/scheduler.js';
 import { STEADY_NAMESPACE, runSteady } from './scenarios/steady.js';
 import { installCrd } from '../test/cluster/crd.js';
 
-const SCENARIOS = ['scheduler', 'floor', 'steady', 'light', 'scale', 'burst', 'failover'] as const;
+const SCENARIOS = ['scheduler', 'floor', 'steady', 'light', 'scale', 'burst', 'failover', 'herd'] as const;
 type Scenario = (typeof SCENARIOS)[number];
 
 /** The repository root: the nearest directory above this file with a package.json. */
@@ -80,6 +81,7 @@ async function main(): Promise<number> {
     scale: failed('scale', notRun),
     scheduler: failed('scheduler', notRun),
     failover: failed('failover', notRun),
+    herd: failed('herd', notRun),
     targets: [],
   };
   const samples: RunSamples = {};
@@ -103,7 +105,7 @@ async function main(): Promise<number> {
   });
 
   let cluster: Cluster | undefined;
-  if (['floor', 'steady', 'light', 'scale', 'burst', 'failover'].some((s) => only.has(s as Scenario))) {
+  if (['floor', 'steady', 'light', 'scale', 'burst', 'failover', 'herd'].some((s) => only.has(s as Scenario))) {
     say('starting a private control plane (etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kwok)');
     cluster = await startCluster({ nodes: 1 });
     say(`control plane up in ${(cluster.startupMs / 1000).toFixed(1)} s (${cluster.dir})`);
@@ -161,6 +163,12 @@ async function main(): Promise<number> {
       }
       await attempt('failover', async () => {
         results.failover = await runFailover(c, { ...cfg.failover, pods: cfg.pods });
+      });
+      await attempt('herd', async () => {
+        const r = await runHerd(c, { ...cfg.herd, pods: cfg.pods });
+        results.herd = r.result;
+        samples.herdZero = r.samples.zero;
+        samples.herdHashed = r.samples.hashed;
       });
     }
   } finally {

@@ -138,6 +138,16 @@ export function tableRows(r: Results): Row[] {
     add('failover', 'follower writes in the same window; new leader CPU', `${x.follower_writes ?? 'n/a'}; ${f(x.new_leader_cpu_pct, '%')}`);
   }
 
+  if (isFailed(r.herd)) add('herd', 'FAILED', r.herd.error.split('\n')[0] ?? '');
+  else {
+    const h = r.herd;
+    for (const s of [h.zero, h.hashed]) {
+      add('herd', `"${s.schedule}" × ${h.schedules}, ${h.minutes} min: seen / expected; busiest second; seconds used`, `${s.seen} / ${s.expected}; ${s.busiest_second}; ${s.seconds_used}`);
+      add('herd', `"${s.schedule}": slot → watch p50 / p99 / longest wait`, `${f(s.p50_ms, '')} / ${f(s.p99_ms, '')} / ${f(s.max_ms)}`);
+    }
+    add('herd', 'zero / H: p99; longest wait', `${f(h.p99_ratio, '×')}; ${f(h.max_ratio, '×')}`);
+  }
+
   if (isFailed(r.scheduler)) add('scheduler', 'FAILED', r.scheduler.error.split('\n')[0] ?? '');
   else {
     const s = r.scheduler;
