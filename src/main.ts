@@ -29,6 +29,7 @@ import { TokenBucket } from './kube/token-bucket.js';
 import { type Logger, createLogger } from './log.js';
 import { Manager } from './manager.js';
 import { installShutdownSignals } from './signals.js';
+import { MetricsExposition } from './metrics/exposition.js';
 import { Metrics } from './metrics/metrics.js';
 import { ScheduleGauges } from './metrics/schedule-gauges.js';
 
@@ -120,7 +121,7 @@ async function main(): Promise<void> {
       }),
   );
 
-  const priority = new WritePriority(timers);
+  const priority = new WritePriority(timers, mono);
   const creator = new JobCreator({
     rest,
     maxConcurrent: cfg.maxConcurrentCreates,
@@ -161,7 +162,7 @@ async function main(): Promise<void> {
       r.addEventHandler({ added: (o) => scheduleGauges.set(o), updated: (_old, o) => scheduleGauges.set(o), deleted: (o) => scheduleGauges.delete(o) });
     }
   }
-  for (const r of jobReflectors) r.addEventHandler(controller.jobEvents);
+  namespaces.forEach((ns, i) => jobReflectors[i]?.addEventHandler(controller.jobEvents(ns)));
   metrics.scheduleCounts = () => controller.counts();
 
   let schedulerStarted = false; // before the first sync there is no loop to judge
@@ -170,8 +171,7 @@ async function main(): Promise<void> {
     const idle = mono.nowMs() - controller.scheduler.lastWakeMonoMs();
     return idle > 6 * SCHEDULER_MAX_SLEEP_MS ? `scheduler loop has not woken for ${Math.round(idle / 1000)} s` : undefined;
   };
-  const metricsServer = await serveMetrics(cfg.metricsPort, metrics.registry, {
-    ...(scheduleGauges ? { extra: () => scheduleGauges.render() } : {}),
+  const metricsServer = await serveMetrics(cfg.metricsPort, new MetricsExposition(metrics.registry, scheduleGauges), {
     ...(cfg.metricsSecure ? { secure: metricsSecurity(cfg.metricsCertDir, new MetricsAuthorizer(rest, mono), wall.nowMs(), log) } : {}),
   });
   const healthServer = await serveHealth(cfg.healthPort, {
@@ -189,9 +189,11 @@ async function main(): Promise<void> {
   // Jobs first: when SecondCronJobs arrive, their Jobs are already known (catch-up needs them).
   manager.addCacheStage(jobReflectors);
   manager.addCacheStage(scjReflectors);
-  // Stopped in reverse: the scheduler first, then resync, then in-flight creates, then reconciles.
-  manager.add({ name: 'controller', start: () => {}, stop: () => controller.shutDown() });
+  // Stopped in reverse: the scheduler first, then resync, then the reconciles (nothing new is decided
+  // or submitted), then the creator: creates not yet sent are dropped, the ones on the wire answered.
+  // Only then is the Lease released, so no write of ours can land after another replica took over.
   manager.add({ name: 'job creator', start: () => {}, stop: () => creator.drain() });
+  manager.add({ name: 'controller', start: () => {}, stop: () => controller.shutDown() });
   let resync: NodeJS.Timeout | undefined;
   manager.add({ name: 'resync', start: () => (resync = setInterval(() => controller.resync(), RESYNC_MS)), stop: () => clearInterval(resync) });
   manager.add({
@@ -215,7 +217,7 @@ async function main(): Promise<void> {
       metrics.leaderTransitions.inc({ direction: 'stopped' });
     },
   });
-  manager.addLeaderOnly({ name: 'controller (leader)', start: () => controller.startedLeading(), stop: () => {} });
+  manager.addLeaderOnly({ name: 'controller (leader)', start: () => controller.startedLeading(), stop: () => controller.stoppedLeading() });
 
   await manager.syncCaches();
   // Until now a signal exits at once (nothing held); from here on it stops everything in order.
