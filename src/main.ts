@@ -164,6 +164,7 @@ async function main(): Promise<void> {
   }
   namespaces.forEach((ns, i) => jobReflectors[i]?.addEventHandler(controller.jobEvents(ns)));
   metrics.scheduleCounts = () => controller.counts();
+  metrics.controllerSizes = () => controller.mapSizes();
 
   let schedulerStarted = false; // before the first sync there is no loop to judge
   const schedulerStall = (): string | undefined => {
