@@ -84,9 +84,15 @@ test: test-unit test-integration e2e ## everything CI runs
 
 BENCH_QUICK ?=
 .PHONY: bench
-bench: deps binaries ## benchmark vs the upstream CronJob controller → bench/results/ (BENCH_QUICK=1: reduced, ~6 min)
+bench: deps binaries prometheus ## benchmark vs the upstream CronJob controller → bench/results/ (BENCH_QUICK=1: reduced, ~6 min)
 	npx tsc -p tsconfig.test.json
 	SECONDCRON_BIN_DIR=$(BIN_DIR) BENCH_QUICK=$(BENCH_QUICK) $(NODE) build/bench/main.js
+
+SOAK_MINUTES ?= 60
+.PHONY: soak
+soak: deps binaries ## 100 schedules × 1 s + churn + a leader handover every 10 min, RSS/heap over time → bench/results/soak.{json,svg} (SOAK_MINUTES=60; not in CI)
+	npx tsc -p tsconfig.test.json
+	SECONDCRON_BIN_DIR=$(BIN_DIR) SOAK_MINUTES=$(SOAK_MINUTES) $(NODE) build/bench/soak.js
 
 .PHONY: cluster-up
 cluster-up: build-test binaries $(if $(REAL_NODE),node-binaries) ## start a local control plane in the background (.cluster/kubeconfig; REAL_NODE=1: with a real node)
