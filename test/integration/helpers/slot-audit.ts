@@ -15,8 +15,10 @@ export interface SlotWindow {
   fromMs: number;
   /** Inclusive: the last slot of the window (choose it so its Job, if any, has had time to appear). */
   toMs: number;
-  /** Slots are the multiples of periodMs (1 s schedules: every second). Default 1000. */
+  /** Slots are phaseMs + k·periodMs (1 s schedules: every whole second). Default 1000. */
   periodMs?: number;
+  /** E.g. 7000 for a once-a-minute schedule at second 7 (periodMs 60000). Default 0. */
+  phaseMs?: number;
 }
 
 export interface SlotAudit {
@@ -28,6 +30,8 @@ export interface SlotAudit {
   /** Slots in the window without a Job, over every schedule. */
   withoutJob: number;
   withoutJobBySchedule: Record<string, number>;
+  /** Each slot without a Job. */
+  missing: { schedule: string; slotMs: number }[];
   /** Longest run of slots without a Job, over every schedule. */
   longestRun: { schedule: string; firstMs: number; slots: number; atTail: boolean } | undefined;
   /** Largest distance between consecutive Jobs' slots in the window (a missing tail counts as if a Job followed the window): (longest run + 1) × period. */
@@ -45,11 +49,13 @@ export interface SlotExpectations {
 
 export function auditSlots(schedules: readonly ScheduleJobs[], window: SlotWindow): SlotAudit {
   const periodMs = window.periodMs ?? 1000;
-  const first = (Math.floor(window.fromMs / periodMs) + 1) * periodMs;
-  const last = Math.floor(window.toMs / periodMs) * periodMs;
+  const phaseMs = window.phaseMs ?? 0;
+  const first = (Math.floor((window.fromMs - phaseMs) / periodMs) + 1) * periodMs + phaseMs;
+  const last = Math.floor((window.toMs - phaseMs) / periodMs) * periodMs + phaseMs;
   let slots = 0;
   let withoutJob = 0;
   const withoutJobBySchedule: Record<string, number> = {};
+  const missingSlots: SlotAudit['missing'] = [];
   let longestRun: SlotAudit['longestRun'];
   for (const schedule of schedules) {
     const have = new Set(schedule.jobSlots);
@@ -62,13 +68,14 @@ export function auditSlots(schedules: readonly ScheduleJobs[], window: SlotWindo
         continue;
       }
       missing++;
+      missingSlots.push({ schedule: schedule.name, slotMs: s });
       run++;
       if (run > (longestRun?.slots ?? 0)) longestRun = { schedule: schedule.name, firstMs: s - (run - 1) * periodMs, slots: run, atTail: s === last };
     }
     withoutJobBySchedule[schedule.name] = missing;
     withoutJob += missing;
   }
-  return { fromMs: window.fromMs, toMs: window.toMs, periodMs, slots, withoutJob, withoutJobBySchedule, longestRun, largestGapMs: ((longestRun?.slots ?? 0) + 1) * periodMs };
+  return { fromMs: window.fromMs, toMs: window.toMs, periodMs, slots, withoutJob, withoutJobBySchedule, missing: missingSlots, longestRun, largestGapMs: ((longestRun?.slots ?? 0) + 1) * periodMs };
 }
 
 /** One line for the test's diagnostics. */

@@ -43,6 +43,7 @@ describe('auditSlots', () => {
     const audit = auditSlots([{ name: 'a', jobSlots: every(20) }, { name: 'b', jobSlots: every(20, [5, 6, 7, 8]) }, { name: 'c', jobSlots: every(20, [12]) }], { fromMs: T0, toMs: T0 + 20_000 });
     assert.equal(audit.withoutJob, 5);
     assert.deepEqual(audit.withoutJobBySchedule, { a: 0, b: 4, c: 1 });
+    assert.deepEqual(audit.missing.map((m) => `${m.schedule}+${(m.slotMs - T0) / 1000}`), ['b+5', 'b+6', 'b+7', 'b+8', 'c+12']);
     assert.deepEqual(audit.longestRun, { schedule: 'b', firstMs: T0 + 5_000, slots: 4, atTail: false });
     assert.equal(audit.largestGapMs, 5_000);
     assert.deepEqual(slotProblems(audit, { maxGapMs: 5_000, counted: 5 }), []);
@@ -68,6 +69,12 @@ describe('auditSlots', () => {
     assert.equal(audit.withoutJob, 2);
     assert.deepEqual(audit.longestRun, { schedule: 'a', firstMs: T0 + 4_000, slots: 1, atTail: false });
     assert.equal(audit.largestGapMs, 4_000);
+  });
+
+  test('a phase: once a minute at second 7', () => {
+    const audit = auditSlots([{ name: 'a', jobSlots: [T0 + 67_000] }, { name: 'b', jobSlots: [] }], { fromMs: T0, toMs: T0 + 130_000, periodMs: 60_000, phaseMs: 7_000 });
+    assert.equal(audit.slots, 6); // T0+7s, T0+67s, T0+127s for each
+    assert.deepEqual(audit.withoutJobBySchedule, { a: 2, b: 3 });
   });
 });
 
