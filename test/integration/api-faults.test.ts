@@ -118,8 +118,9 @@ test('Forbid with creates slower than the period: never two Jobs active or being
     process.stderr.write(`[api-faults forbid] ${message}\n`);
     assert.ok(intervals.length >= 3, `Jobs kept being created (${intervals.length})`);
     assert.deepEqual(overlaps.slice(0, 10), [], 'Forbid: never two Jobs of the schedule active or being created at once');
-    // A create takes 2.5 s, the Job runs 3 s: a new Job at most every ~7 s, far fewer with a backlog.
-    assert.deepEqual(slotProblems(audit, { maxGapMs: 12_000, counted: counted.missed }), []);
+    // A create takes 2.5 s, the Job runs 3 s, its end is seen ~1 s later, the next slot within 1 s:
+    // a new Job about every 8 s; 7 s of margin for a loaded machine.
+    assert.deepEqual(slotProblems(audit, { maxGapMs: 15_000, counted: counted.missed }), []);
   } finally {
     proxy.clearFaults();
     await remove([name]);
