@@ -20,7 +20,7 @@ import { FaultProxy } from '../cluster/fault-proxy.js';
 import { JobWatcher, type SeenJob } from '../cluster/job-watcher.js';
 import { type TestNamespace, kubectl, kubectlOk, testKubeconfig, uniqueNamespace } from './helpers/cluster-env.js';
 import { eventually } from './helpers/eventually.js';
-import { type OperatorProcess, testOperator } from './helpers/operator.js';
+import { type OperatorProcess, startOperator } from './helpers/operator.js';
 import { type Counts, ReplicaCounters, minus } from './helpers/replica-counters.js';
 import { podTemplate, scjManifest, sleepUntil } from './helpers/scj.js';
 import { auditSlots, describeAudit, nextMidSecond, slotProblems } from './helpers/slot-audit.js';
@@ -49,9 +49,7 @@ before(async () => {
   proxy.writeKubeconfig(kubeconfig, user.name, user.token);
   watcher = await new JobWatcher({ kubeconfigPath: testKubeconfig(), namespace: ns.name, now: clock }).start();
   // The only scheduler (no election): every decision is this process's, made through the proxy.
-  op = testOperator({ kubeconfig, namespaces: [ns.name], identity: 'behind-proxy', logLevel: 'info', args: ['--leader-elect=false'] });
-  await op.start();
-  await op.ready();
+  op = await startOperator({ kubeconfig, namespaces: [ns.name], identity: 'behind-proxy', logLevel: 'info', args: ['--leader-elect=false'] });
   counters = new ReplicaCounters(() => [op]).start();
 });
 

@@ -9,7 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 import { type TestNamespace, kubectl, kubectlOk, uniqueNamespace } from './helpers/cluster-env.js';
 import { eventually } from './helpers/eventually.js';
-import { type OperatorProcess, testOperator } from './helpers/operator.js';
+import { type OperatorProcess, startOperator } from './helpers/operator.js';
 import { ReplicaCounters, minus } from './helpers/replica-counters.js';
 import { applyScj, events, listJobs, sleepUntil } from './helpers/scj.js';
 import { auditSlots, describeAudit, nextMidSecond, slotProblems } from './helpers/slot-audit.js';
@@ -22,9 +22,7 @@ let counters: ReplicaCounters;
 before(async () => {
   await installCrd(kubectl);
   ns = await uniqueNamespace('restart');
-  op = testOperator({ namespaces: [ns.name], identity: 'op-restart', args: ['--leader-election-namespace', ns.name] });
-  await op.start();
-  await op.ready();
+  op = await startOperator({ namespaces: [ns.name], identity: 'op-restart', args: ['--leader-election-namespace', ns.name] });
   counters = new ReplicaCounters(() => [op]).start();
 });
 
