@@ -555,6 +555,28 @@ export class Controller {
     return { status: 'True', reason: 'Scheduled', message: `Scheduled: ${compiled.describe}` };
   }
 
+  /**
+   * Entries in what this replica keeps per schedule and per Job, read-only (secondcron_controller_entries):
+   * with a constant set of schedules each comes back to its level, so a steady climb is a leak.
+   */
+  mapSizes(): Record<string, number> {
+    let expected = 0;
+    let deleting = 0;
+    for (const rec of this.records.values()) {
+      expected += rec.ledger.expected.size;
+      deleting += rec.ledger.deleting.size;
+    }
+    return {
+      records: this.records.size,
+      jobs: this.jobs.size,
+      scheduler_entries: this.scheduler.size,
+      creates_outstanding: this.d.creator.size,
+      reconciles_waiting: this.queue.length,
+      expected_jobs: expected,
+      deleting_jobs: deleting,
+    };
+  }
+
   /** For the secondcron_schedules gauge. */
   counts(): { active: number; suspended: number; invalid: number } {
     const c = { active: 0, suspended: 0, invalid: 0 };
