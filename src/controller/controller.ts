@@ -372,9 +372,19 @@ export class Controller {
         case 'not_leader':
           rec.ledger.createEnded('not_leader', slotMs);
       }
-      this.queue.addFirst(key);
+      // A Job created with nothing waiting behind it needs no decision: its watch event brings the
+      // key back for status (one reconcile per Job fewer).
+      const created = answer.kind === 'created' || answer.kind === 'already_exists';
+      if (!created || rec.ledger.held || this.slotDue(rec)) this.queue.addFirst(key);
     },
   };
+
+  /** A slot after the decided ones has fallen due (its fire may have come while a create was on the wire). */
+  private slotDue(rec: ScheduleRecord): boolean {
+    if (!rec.compiled.ok) return false;
+    const next = rec.compiled.source.next(rec.ledger.decidedThroughMs);
+    return next !== null && next <= this.d.wall.nowMs();
+  }
 
   private createFailed(scj: SecondCronJob, slotMs: number, reason: 'deadline' | 'error', error: Error | undefined): void {
     if (reason === 'error') {

@@ -136,7 +136,7 @@ export class Model {
         if (!step.on && this.spec.suspend) {
           this.silent.push({ fromMs: this.suspendedSinceMs ?? this.now, toMs: this.now });
           this.scheduleChanged();
-          this.windowStartMs = this.now;
+          this.windowStartMs = this.ledger.decidedThroughMs; // now, or later when the clock stepped back behind decided slots (I5)
         }
         if (step.on !== (this.spec.suspend === true)) this.generation++;
         this.spec = { ...this.spec, suspend: step.on };
@@ -147,7 +147,7 @@ export class Model {
           this.scheduleChanged();
           this.spec = { ...this.spec, intervalSeconds: step.intervalSeconds };
           this.lastEditMs = this.now;
-          this.windowStartMs = this.now;
+          this.windowStartMs = this.ledger.decidedThroughMs; // now, or later when the clock stepped back behind decided slots (I5)
         }
         break;
       case 'editHistory':
