@@ -9,8 +9,8 @@ import { pipeline } from 'node:stream/promises';
 import express from 'express';
 
 import type { MetricsExposition } from '../metrics/exposition.js';
-import type { AuthDecision } from './metrics-auth.js';
-import type { PemPair } from './self-signed.js';
+import type { ServingCertificate } from './cert-watcher.js';
+import type { AuthDecision, AuthRequest } from './metrics-auth.js';
 
 export interface Check {
   name: string;
@@ -24,8 +24,8 @@ export interface RunningServer {
 }
 
 export interface MetricsOptions {
-  /** HTTPS with this certificate, and every request authorized first (metrics.secure). */
-  secure?: { tls: PemPair; authorize: (authorization: string | undefined) => Promise<AuthDecision> };
+  /** HTTPS with this certificate (reloaded when it changes), and every request authorized first (metrics.secure). */
+  secure?: { certificate: ServingCertificate; authorize: (req: AuthRequest) => Promise<AuthDecision> };
 }
 
 /**
@@ -38,9 +38,11 @@ export async function serveMetrics(port: number, exposition: MetricsExposition, 
   const secure = opts.secure;
   if (secure) {
     app.use(async (req, res, next) => {
-      const decision = await secure.authorize(req.get('authorization'));
+      const decision = await secure.authorize({ authorization: req.get('authorization'), verb: req.method.toLowerCase(), path: req.path });
       if (decision.status === 200) return next();
-      res.status(decision.status).type('text/plain').send(decision.message + '\n');
+      // The status alone: what went wrong is in the operator's log, not for whoever reached the port.
+      if (decision.status === 503) res.set('Retry-After', String(decision.retryAfterSeconds));
+      res.status(decision.status).type('text/plain').send(`${STATUS_TEXT[decision.status]}\n`);
     });
   }
   app.get('/metrics', async (req, res) => {
@@ -52,8 +54,20 @@ export async function serveMetrics(port: number, exposition: MetricsExposition, 
     if (gzip) res.set('Content-Encoding', 'gzip');
     await pipeline(Readable.from(body), res).catch(() => {}); // a scraper that hangs up mid-answer
   });
-  return listen(secure ? createHttpsServer(secure.tls, app) : createHttpServer(app), port);
+  if (!secure) return listen(createHttpServer(app), port);
+  const server = createHttpsServer(secure.certificate.current(), app);
+  const unwatch = secure.certificate.watch((pair) => server.setSecureContext(pair));
+  const running = await listen(server, port);
+  return {
+    port: running.port,
+    close: () => {
+      unwatch();
+      return running.close();
+    },
+  };
 }
+
+const STATUS_TEXT = { 401: 'Unauthorized', 403: 'Forbidden', 500: 'Internal Server Error', 503: 'Service Unavailable' } as const;
 
 export async function serveHealth(port: number, checks: { healthz: Check[]; readyz: Check[] }): Promise<RunningServer> {
   const app = express();
