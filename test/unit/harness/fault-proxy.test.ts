@@ -17,7 +17,7 @@ interface Seen {
   atMs: number;
 }
 
-const upstreamCert = selfSignedCertificate({ commonName: 'upstream', dnsNames: [], ipAddresses: ['127.0.0.1'], notBefore: new Date(Date.now() - 60_000), validDays: 1 });
+const upstreamCert = await selfSignedCertificate({ commonName: 'upstream', dnsNames: [], ipAddresses: ['127.0.0.1'], notBefore: new Date(Date.now() - 60_000), validDays: 1 });
 const seen: Seen[] = [];
 let releaseStream: (() => void) | undefined;
 const upstream = createServer(upstreamCert, (req, res) => {
