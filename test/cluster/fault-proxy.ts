@@ -9,7 +9,7 @@ import { Agent, createServer, request, type Server } from 'node:https';
 import type { Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 
-import { selfSignedCertificate } from '../../src/http/self-signed.js';
+import { type PemPair, selfSignedCertificate } from '../../src/http/self-signed.js';
 import { writeKubeconfig } from './kubeconfig.js';
 
 /** One Job create (POST) the operator sent. */
@@ -75,10 +75,7 @@ export class FaultProxy {
   private readonly now: () => number;
   private port = 0;
 
-  private constructor(
-    private readonly opts: FaultProxyOptions,
-    { cert, key }: { cert: string; key: string },
-  ) {
+  private constructor(private readonly opts: FaultProxyOptions, { cert, key }: PemPair) {
     this.upstream = new URL(opts.upstream);
     this.now = opts.now ?? Date.now;
     this.agent = new Agent({ ca: opts.upstreamCaPem, keepAlive: true, maxSockets: 256 });
@@ -91,8 +88,8 @@ export class FaultProxy {
   }
 
   static async start(opts: FaultProxyOptions): Promise<FaultProxy> {
-    const pem = await selfSignedCertificate({ commonName: 'secondcron-fault-proxy', dnsNames: ['localhost'], ipAddresses: ['127.0.0.1'], notBefore: new Date(Date.now() - 60_000), validDays: 1 });
-    const proxy = new FaultProxy(opts, pem);
+    const serving = await selfSignedCertificate({ commonName: 'secondcron-fault-proxy', dnsNames: ['localhost'], ipAddresses: ['127.0.0.1'], notBefore: new Date(Date.now() - 60_000), validDays: 1 });
+    const proxy = new FaultProxy(opts, serving);
     await new Promise<void>((resolve, reject) => {
       proxy.server.once('error', reject);
       proxy.server.listen({ host: '127.0.0.1', port: 0 }, () => resolve());

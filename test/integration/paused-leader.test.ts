@@ -75,6 +75,10 @@ test('a paused leader that resumes after losing the Lease counts nothing the new
   const message = `${describeAudit(audit)}; counted as missed: ${counted.missed}, already_exists ${counted.alreadyExists} (paused in turn: ${paused.join(', ')})`;
   t.diagnostic(message);
   assert.ok(audit.withoutJob > 0, 'the takeovers left slots without a Job (else this test proves nothing)');
-  // Takeover: the lease (6 s) runs out after the pause, a retry (4 s, jittered ×1.2) takes it; 2 s margin.
-  assert.deepEqual(slotProblems(audit, { maxGapMs: 13_000, counted: counted.missed, alreadyExists: counted.alreadyExists }), [], message);
+  // Takeover: the follower saw the last renew up to one jittered retry period (4 s × 1.2) after it
+  // happened, takes the Lease at its first retry after that sighting + the lease (6 s), so up to
+  // 6 + 2 × 4.8 s after the pause; the next slot within 1 s; 2.4 s of margin. Measured 12 s on the
+  // old code, 15 s and 17 s on issue 20's. The 20 s from the last pause to the window's end is
+  // longer, so a new leader that never creates a Job still fails.
+  assert.deepEqual(slotProblems(audit, { maxGapMs: 19_000, counted: counted.missed, alreadyExists: counted.alreadyExists }), [], message);
 });
