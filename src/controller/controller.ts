@@ -251,9 +251,9 @@ export class Controller {
       // the slots that fell while suspended are neither run nor counted (I6).
       if (rec.scheduleSpec !== scheduleSpec || (rec.suspended && !suspended)) {
         const dropped = rec.ledger.scheduleChanged(this.d.wall.nowMs());
-        if (dropped.create !== undefined) this.d.creator.cancel(key);
-        for (const slotMs of [dropped.create, dropped.held]) {
-          if (slotMs !== undefined) this.missed(scj, { reason: 'late', count: 1, slotMs });
+        if (dropped !== undefined) {
+          this.d.creator.cancel(key);
+          this.missed(scj, { reason: 'late', count: 1, slotMs: dropped });
         }
         this.scheduler.delete(key);
       }
@@ -300,8 +300,7 @@ export class Controller {
       rec.ledger.decide(p);
       for (const m of p.missed) this.missed(scj, m);
       const late = p.missed.reduce((n, m) => n + (m.reason === 'late' ? m.count : 0), 0);
-      const runs = p.create ?? p.hold;
-      if (runs && late > 0) this.d.log.info('catching up missed slot', { key, slot: rfc3339(runs.slotMs), older: late });
+      if (p.create && late > 0) this.d.log.info('catching up missed slot', { key, slot: rfc3339(p.create.slotMs), older: late });
       if (!p.create) return p.prune;
       if (p.replace.length > 0) {
         await this.deleteJobs(scj, rec, p.replace, 'concurrencyPolicy Replace');
@@ -375,7 +374,7 @@ export class Controller {
       // A Job created with nothing waiting behind it needs no decision: its watch event brings the
       // key back for status (one reconcile per Job fewer).
       const created = answer.kind === 'created' || answer.kind === 'already_exists';
-      if (!created || rec.ledger.held || this.slotDue(rec)) this.queue.addFirst(key);
+      if (!created || this.slotDue(rec)) this.queue.addFirst(key);
     },
   };
 

@@ -29,8 +29,6 @@ export class SlotLedger {
   /** Every slot at or before this instant is decided: it got a Job, was counted as missed, or fell while suspended. */
   decidedThroughMs = Number.NEGATIVE_INFINITY;
   create: OutstandingCreate | undefined;
-  /** Allow only: a newer slot decided while `create` is on the wire, created once it is answered. */
-  held: { readonly slotMs: number; readonly deadlineMs: number } | undefined;
   /** Latest slot with a Job this leader created or found, before the Job cache shows it (for status). */
   lastScheduledMs: number | undefined;
   /**
@@ -43,24 +41,18 @@ export class SlotLedger {
   readonly deleting = new Set<string>();
 
   /**
-   * A plan's decisions: the superseded create and held slot dropped, the slots through decidedThroughMs
-   * decided, a slot held, and the create queued, unless the running Jobs must be deleted first (then it
-   * is planned again once their deletes were accepted).
+   * A plan's decisions: the superseded create dropped, the slots through decidedThroughMs decided, and
+   * the create queued, unless the running Jobs must be deleted first (then it is planned again once
+   * their deletes were accepted).
    */
-  decide(plan: Pick<Plan, 'supersede' | 'dropHeld' | 'hold' | 'decidedThroughMs' | 'create' | 'replace'>): void {
+  decide(plan: Pick<Plan, 'supersede' | 'decidedThroughMs' | 'create' | 'replace'>): void {
     if (plan.supersede) {
       if (this.create && (this.create.sent || !this.create.nothingStored)) throw new Error('only a create with nothing stored can be superseded');
       this.create = undefined;
     }
-    if (plan.dropHeld) this.held = undefined;
     this.decideThrough(plan.decidedThroughMs);
-    if (plan.hold) {
-      this.held = plan.hold;
-      this.decideThrough(plan.hold.slotMs);
-    }
     if (!plan.create || plan.replace.length > 0) return;
     if (this.create) throw new Error(`a create for slot ${this.create.slotMs} is still outstanding`);
-    this.held = undefined;
     this.decideThrough(plan.create.slotMs);
     this.create = { slotMs: plan.create.slotMs, sent: false, nothingStored: true };
   }
@@ -85,23 +77,19 @@ export class SlotLedger {
     if (end === 'created' || end === 'already_exists') {
       this.lastScheduledMs = Math.max(slotMs, this.lastScheduledMs ?? Number.NEGATIVE_INFINITY);
     } else if (end === 'not_leader') {
-      // Not sent, or not retried: whoever leads next decides this slot (and the one held behind it).
-      this.held = undefined;
+      // Not sent, or not retried: whoever leads next decides this slot. Nothing after it was decided
+      // while it was outstanding.
       this.decidedThroughMs = Math.min(this.decidedThroughMs, slotMs - 1);
     }
   }
 
   /**
-   * Leadership is gone: a create not on the wire, and a held slot, are dropped and their slots undecided
-   * again. A create whose last answer left the outcome unknown may have stored its Job (`maybe`, the Job
-   * it would be): it counts as created until the Job cache shows it or a later relist proves it absent,
-   * so that Forbid does not start a second Job beside it when leadership returns before the watch caught up.
+   * Leadership is gone: a create not on the wire is dropped and its slot undecided again. One whose
+   * last answer left the outcome unknown may have stored its Job (`maybe`, the Job it would be): it
+   * counts as created until the Job cache shows it or a later relist proves it absent, so that Forbid
+   * does not start a second Job beside it when leadership returns before the watch caught up.
    */
   leadershipLost(maybe: { job: Job; ackMonoMs: number } | undefined): void {
-    if (this.held) {
-      this.decidedThroughMs = Math.min(this.decidedThroughMs, this.held.slotMs - 1);
-      this.held = undefined;
-    }
     if (!this.create || this.create.sent) return;
     if (!this.create.nothingStored && maybe) this.expected.set(maybe.job.metadata.name, maybe);
     this.createEnded('not_leader', this.create.slotMs);
@@ -110,14 +98,13 @@ export class SlotLedger {
   /**
    * The schedule changed (schedule, interval, time zone) or resumed, as seen at nowMs: slots of the
    * new schedule start after this moment, and slots that fell while suspended are neither run nor
-   * counted. Slots of the old schedule that were decided but will not run now are returned for the
-   * caller to count: the held one, and the create not yet sent (the caller cancels it). A create on the
-   * wire, or retrying after an unknown outcome, goes on: it may have landed already.
+   * counted. A slot of the old schedule whose create was not sent yet will not run now: it is
+   * returned for the caller to cancel and count. A create on the wire, or retrying after an unknown
+   * outcome, goes on: it may have landed already.
    */
-  scheduleChanged(nowMs: number): { held: number | undefined; create: number | undefined } {
-    const dropped = { held: this.held?.slotMs, create: this.create && !this.create.sent && this.create.nothingStored ? this.create.slotMs : undefined };
-    this.held = undefined;
-    if (dropped.create !== undefined) this.create = undefined;
+  scheduleChanged(nowMs: number): number | undefined {
+    const dropped = this.create && !this.create.sent && this.create.nothingStored ? this.create.slotMs : undefined;
+    if (dropped !== undefined) this.create = undefined;
     this.decideThrough(nowMs);
     return dropped;
   }

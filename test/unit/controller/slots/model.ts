@@ -168,8 +168,9 @@ export class Model {
   /** What the controller does when it sees an edit or a resume: the old schedule's pending slots are counted. */
   private scheduleChanged(): void {
     const dropped = this.ledger.scheduleChanged(this.now);
-    if (dropped.create !== undefined) this.creator = undefined;
-    for (const slot of [dropped.create, dropped.held]) if (slot !== undefined) this.recordMissed('late', slot, 1);
+    if (dropped === undefined) return;
+    this.creator = undefined;
+    this.recordMissed('late', dropped, 1);
   }
 
   /** What the controller's reconcile does with the slots: plan, carry out, plan again after Replace deletes. */
@@ -333,11 +334,9 @@ export class Model {
   }
 
   private checkPlan(p: Plan): void {
-    const held = this.ledger.held?.slotMs;
-    if (p.create && p.create.slotMs !== held && (p.create.slotMs > this.now || p.create.slotMs <= this.ledger.decidedThroughMs)) {
-      throw new Violation(`plan creates slot ${(p.create.slotMs - T0) / 1000} that is neither due and undecided nor held`);
+    if (p.create && (p.create.slotMs > this.now || p.create.slotMs <= this.ledger.decidedThroughMs)) {
+      throw new Violation(`plan creates slot ${(p.create.slotMs - T0) / 1000} that is not due and undecided`);
     }
-    if (p.hold && this.policy !== 'Allow') throw new Violation(`I2: a slot held under ${this.policy}`);
   }
 
   private checkSubmit(slotMs: number): void {
