@@ -141,7 +141,7 @@ export class Controller {
     const { key, previousKey } = this.jobs.put(job);
     if (previousKey) this.queue.add(previousKey); // relabelled: no longer that schedule's Job
     if (!key) return;
-    this.records.get(key)?.ledger.jobObserved(job);
+    if (this.records.get(key)?.ledger.jobObserved(job)) this.d.creator.cancel(key);
     if (old && jobOutcome(old) === jobOutcome(job) && !previousKey) return;
     this.queue.add(key);
   }
@@ -168,7 +168,8 @@ export class Controller {
       if (!create || create.sent) continue;
       this.d.creator.cancel(key);
       const scj = this.d.scjs.get(key);
-      rec.ledger.leadershipLost(scj ? { job: assumedJob(scj, create.slotMs), ackMonoMs: this.d.mono.nowMs() } : undefined);
+      const count = rec.ledger.leadershipLost(scj ? { job: assumedJob(scj, create.slotMs), ackMonoMs: this.d.mono.nowMs() } : undefined);
+      if (count && scj) this.missed(scj, { reason: 'late', count: 1, slotMs: create.slotMs });
     }
   }
 
@@ -369,7 +370,7 @@ export class Controller {
           else this.createFailed(scj, slotMs, answer.reason, answer.error);
           break;
         case 'not_leader':
-          rec.ledger.createEnded('not_leader', slotMs);
+          if (rec.ledger.createEnded('not_leader', slotMs) && scj) this.missed(scj, { reason: 'late', count: 1, slotMs });
       }
       // A Job created with nothing waiting behind it needs no decision: its watch event brings the
       // key back for status (one reconcile per Job fewer).

@@ -2,6 +2,7 @@
 // transitions below. No I/O and no clock: the reconcile reads it into a plan (plan.ts), the executor
 // and the create answers move it on. Every field is per schedule; dropped with the schedule's record.
 import type { Job } from '../api.js';
+import { jobSlotMs } from '../job-state.js';
 import type { Plan } from './plan.js';
 
 /** The one create of this schedule that is queued, in flight or waiting to retry (at most one). */
@@ -37,6 +38,8 @@ export class SlotLedger {
    * shows them, or when a relist requested after the acknowledgement does not.
    */
   readonly expected = new Map<string, { job: Job; ackMonoMs: number }>();
+  /** When the schedule last changed or resumed: slots at or before it are never decided again. */
+  private scheduleChangedMs = Number.NEGATIVE_INFINITY;
   /** Names of Jobs whose delete the API server accepted, until the watch shows them gone. */
   readonly deleting = new Set<string>();
 
@@ -71,16 +74,22 @@ export class SlotLedger {
     this.create.nothingStored &&= nothingStored;
   }
 
-  createEnded(end: CreateEnd, slotMs: number): void {
-    if (this.create?.slotMs !== slotMs) return;
+  /**
+   * True when the caller must count the slot as missed now: a create fenced off (`not_leader`) for a
+   * slot of a schedule that has changed since, which nobody can decide again.
+   */
+  createEnded(end: CreateEnd, slotMs: number): boolean {
+    if (this.create?.slotMs !== slotMs) return false;
     this.create = undefined;
     if (end === 'created' || end === 'already_exists') {
       this.lastScheduledMs = Math.max(slotMs, this.lastScheduledMs ?? Number.NEGATIVE_INFINITY);
     } else if (end === 'not_leader') {
+      if (slotMs <= this.scheduleChangedMs) return true;
       // Not sent, or not retried: whoever leads next decides this slot. Nothing after it was decided
       // while it was outstanding.
       this.decidedThroughMs = Math.min(this.decidedThroughMs, slotMs - 1);
     }
+    return false;
   }
 
   /**
@@ -89,10 +98,10 @@ export class SlotLedger {
    * counts as created until the Job cache shows it or a later relist proves it absent, so that Forbid
    * does not start a second Job beside it when leadership returns before the watch caught up.
    */
-  leadershipLost(maybe: { job: Job; ackMonoMs: number } | undefined): void {
-    if (!this.create || this.create.sent) return;
+  leadershipLost(maybe: { job: Job; ackMonoMs: number } | undefined): boolean {
+    if (!this.create || this.create.sent) return false;
     if (!this.create.nothingStored && maybe) this.expected.set(maybe.job.metadata.name, maybe);
-    this.createEnded('not_leader', this.create.slotMs);
+    return this.createEnded('not_leader', this.create.slotMs);
   }
 
   /**
@@ -106,6 +115,7 @@ export class SlotLedger {
     const dropped = this.create && !this.create.sent && this.create.nothingStored ? this.create.slotMs : undefined;
     if (dropped !== undefined) this.create = undefined;
     this.decideThrough(nowMs);
+    this.scheduleChangedMs = Math.max(this.scheduleChangedMs, nowMs);
     return dropped;
   }
 
@@ -113,8 +123,17 @@ export class SlotLedger {
     if (throughMs > this.decidedThroughMs) this.decidedThroughMs = throughMs;
   }
 
-  jobObserved(job: Job): void {
+  /**
+   * The Job cache shows a Job. True when it is the Job of the create waiting to retry after an unknown
+   * outcome (it was stored after all): that create ends as already existing, and the caller cancels
+   * its retry — a retry after the Job finished and was pruned would run the slot a second time.
+   */
+  jobObserved(job: Job): boolean {
     this.expected.delete(job.metadata.name);
+    const c = this.create;
+    if (!c || c.sent || jobSlotMs(job) !== c.slotMs) return false;
+    this.createEnded('already_exists', c.slotMs);
+    return true;
   }
 
   jobGone(job: Job): void {

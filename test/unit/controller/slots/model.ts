@@ -259,7 +259,7 @@ export class Model {
       if (stored && !this.cache.has(name)) this.ledger.expected.set(name, { job: stored, ackMonoMs: this.monoMs });
       this.decideSlot(c.slotMs, 'job');
     } else if (how === 'not_leader') {
-      this.ledger.createEnded('not_leader', c.slotMs);
+      if (this.ledger.createEnded('not_leader', c.slotMs)) this.recordMissed('late', c.slotMs, 1);
     } else {
       this.ledger.createEnded('failed', c.slotMs);
       // After an unknown outcome the controller reads the Job back: counted only when it is not there.
@@ -278,13 +278,18 @@ export class Model {
     if (c && !c.onWire) {
       const stored = this.server.get(jobName('hb', c.slotMs));
       this.creator = undefined;
-      this.ledger.leadershipLost(stored ? { job: stored, ackMonoMs: this.monoMs } : undefined);
+      if (this.ledger.leadershipLost(stored ? { job: stored, ackMonoMs: this.monoMs } : undefined)) this.recordMissed('late', c.slotMs, 1);
     }
   }
 
   private observe(): void {
     this.cache = new Map(this.server);
-    for (const j of this.cache.values()) this.ledger.jobObserved(j);
+    for (const j of this.cache.values()) {
+      if (!this.ledger.jobObserved(j)) continue;
+      // The create waiting to retry had stored its Job: the controller cancels the retry.
+      this.creator = undefined;
+      this.decideSlot(jobSlotMs(j), 'job');
+    }
     for (const name of this.ledger.deleting) {
       if (!this.server.has(name)) this.ledger.jobGone(jobFixture(name, { slot: new Date(T0).toISOString() }));
     }
