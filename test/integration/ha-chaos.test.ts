@@ -92,20 +92,30 @@ test(`chaos: ${SCHEDULES} schedules at 1 s, a random replica SIGKILLed every ~15
 
   const names = Array.from({ length: SCHEDULES }, (_, i) => `chaos-${i}`);
   const audit = auditSlots(names.map((n) => ({ name: n, jobSlots: watcher.slotsOf(n) })), { fromMs: start, toMs });
+  // A slot is skipped (and counted late) when a leader was killed around it, or when its schedule's
+  // previous create was still unanswered after the next slot fell due: one create per schedule at a
+  // time, and only the latest due slot runs when the answer comes (DESIGN §3, I4). That create's Job
+  // arrives on the watch after it was answered, so its arrival bounds the answer from above.
+  const previousArrivedLate = (schedule: string, slotMs: number): boolean => {
+    const before = watcher.seen.filter((j) => j.owner === schedule && j.slotMs < slotMs).sort((a, b) => b.slotMs - a.slotMs)[0];
+    return before !== undefined && before.arrivedMs > slotMs + 1_000;
+  };
+  const byKill = audit.missing.filter((m) => leaderKills.some((kill) => m.slotMs >= kill - 1_000 && m.slotMs <= kill + TAKEOVER_WINDOW_MS));
+  const bySlowCreate = audit.missing.filter((m) => !byKill.includes(m) && previousArrivedLate(m.schedule, m.slotMs));
   const unexplained = audit.missing
-    .filter((m) => !leaderKills.some((kill) => m.slotMs >= kill - 1_000 && m.slotMs <= kill + TAKEOVER_WINDOW_MS))
+    .filter((m) => !byKill.includes(m) && !bySlowCreate.includes(m))
     .map((m) => `${m.schedule}@${new Date(m.slotMs).toISOString()}`);
   const total = watcher.seen.filter((j) => j.slotMs >= start && j.slotMs <= end).length;
   const latencies = watcher.seen.filter((j) => j.slotMs >= start && j.slotMs <= end).map((j) => j.arrivedMs - j.slotMs).sort((a, b) => a - b);
   const p = (q: number): number => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? Number.NaN;
-  t.diagnostic(`${kills} kills (${leaderKills.length} of the leader), ${total} Jobs, latency p50 ${p(0.5)} ms p99 ${p(0.99)} ms; ${describeAudit(audit)} (all inside leader-kill windows: ${unexplained.length === 0}); counted missed ${counted.missed}, already_exists ${counted.alreadyExists}`);
+  t.diagnostic(`${kills} kills (${leaderKills.length} of the leader), ${total} Jobs, latency p50 ${p(0.5)} ms p99 ${p(0.99)} ms; ${describeAudit(audit)} (around a leader kill ${byKill.length}, behind a create unanswered for more than a period ${bySlowCreate.length}, unexplained ${unexplained.length}); counted missed ${counted.missed}, already_exists ${counted.alreadyExists}`);
   const missedBy: Record<string, number> = {};
   for (const reason of ['late', 'deadline', 'not_leader', 'error', 'forbid']) {
     const counts = await Promise.all(ops.map((o) => o.metric('secondcron_triggers_missed_total', `reason="${reason}"`).catch(() => 0)));
     missedBy[reason] = counts.reduce<number>((a, b) => a + (b ?? 0), 0);
   }
   t.diagnostic(`missed by reason on the replicas alive at the end: ${JSON.stringify(missedBy)}`);
-  assert.deepEqual(unexplained.slice(0, 20), [], 'every missing slot is explained by a leader kill');
+  assert.deepEqual(unexplained.slice(0, 20), [], 'every missing slot is explained by a leader kill or by a create still unanswered when the next slot fell due');
   assert.ok(kills >= Math.floor(DURATION_MS / KILL_EVERY_MS / 1.3), 'the chaos really happened');
   assert.ok(total >= SCHEDULES * (DURATION_MS / 1000) * 0.8, `most slots ran (${total})`);
   // A leader kill leaves at most a takeover window without Jobs, then the latest missed slot runs.
