@@ -98,7 +98,7 @@ export function plan(inp: PlanInput): Plan {
  * by any leader before it, as its status and Jobs show. nextScheduleTime is written as the first slot a
  * leader had not decided; it speaks for the schedule of the generation the status was written for.
  */
-export function lastDecidedMs(scj: SecondCronJob, jobs: readonly Job[], ledgerDecidedMs: number): number {
+function lastDecidedMs(scj: SecondCronJob, jobs: readonly Job[], ledgerDecidedMs: number): number {
   let known = Math.max(Date.parse(scj.metadata.creationTimestamp), ledgerDecidedMs);
   const lastSchedule = Date.parse(scj.status?.lastScheduleTime ?? '');
   if (lastSchedule > known) known = lastSchedule;
