@@ -23,6 +23,7 @@ test('mapSizes: a schedule, its created Jobs before and after the cache shows th
     reconciles_waiting: 0,
     expected_jobs: 3,
     deleting_jobs: 0,
+    written_statuses: 1,
   });
   const seen: Job[] = created.map((name, i) => job(name, { slot: new Date(sec(i + 1) * 1000).toISOString() }));
   for (const j of seen) await h.jobSeen(j);
@@ -41,5 +42,20 @@ test('mapSizes: a schedule, its created Jobs before and after the cache shows th
     reconciles_waiting: 0,
     expected_jobs: 0,
     deleting_jobs: 0,
+    written_statuses: 0,
   });
+});
+
+test('mapSizes: a written status is kept only until the cache shows a newer version of the resource', async () => {
+  const h = new ControllerHarness();
+  const s = scj({ intervalSeconds: 3600 }, { finalizers: [FINALIZER] });
+  await h.apply(s);
+  await h.advance(1_000);
+  assert.equal(h.statusPatches(), 1);
+  assert.equal(h.controller.mapSizes().written_statuses, 1, 'our patch is not in the cache yet: the copy answers "unchanged"');
+  const written = h.rest.sent('patch', '/apis/secondcron.io/v1/namespaces/ns/secondcronjobs/hb/status')[0]?.body as { status: Record<string, unknown> };
+  await h.apply({ ...s, metadata: { ...s.metadata, resourceVersion: '2' }, status: written.status });
+  await h.advance(1_000);
+  assert.equal(h.controller.mapSizes().written_statuses, 0, 'the cache moved on: it is the truth, the copy is dropped');
+  assert.equal(h.statusPatches(), 1, 'and nothing is written again');
 });

@@ -256,7 +256,7 @@ export class Model {
     if (how === 'created' || how === 'already_exists') {
       this.ledger.createEnded(how, c.slotMs);
       const stored = this.server.get(name);
-      if (stored && !this.cache.has(name)) this.ledger.expected.set(name, { job: stored, ackMonoMs: this.monoMs });
+      if (stored && !this.cache.has(name)) this.ledger.expect(name, { job: stored, ackMonoMs: this.monoMs });
       this.decideSlot(c.slotMs, 'job');
     } else if (how === 'not_leader') {
       if (this.ledger.createEnded('not_leader', c.slotMs)) this.recordMissed('late', c.slotMs, 1);
@@ -266,7 +266,7 @@ export class Model {
       const stored = this.server.get(name);
       if (c.maybeStored && stored) {
         this.decideSlot(c.slotMs, 'job');
-        if (!this.cache.has(name)) this.ledger.expected.set(name, { job: stored, ackMonoMs: this.monoMs });
+        if (!this.cache.has(name)) this.ledger.expect(name, { job: stored, ackMonoMs: this.monoMs });
       } else {
         this.recordMissed(how, c.slotMs, 1);
       }
