@@ -1,13 +1,10 @@
 #!/usr/bin/env node
 // Composition root: config → clients → caches → scheduler → elector → controller → HTTP.
 // Nothing else in the program reads the environment, the clocks or Math.random directly.
-import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { join } from 'node:path';
-
 
 import { buildInfo, versionLine } from './build-info.js';
-import { createSystemTimers, systemMonotonicClock, systemWallClock } from './clock/index.js';
+import { type Timers, createSystemTimers, systemMonotonicClock, systemWallClock } from './clock/index.js';
 import { ConfigError, type Config, helpText, parseConfig } from './config.js';
 import { type SecondCronJob, type Job, LABEL_OWNER, collectionPath, jobsPath } from './controller/api.js';
 import { type Cache, Controller, type Leadership } from './controller/controller.js';
@@ -18,8 +15,8 @@ import { slimJob, slimSecondCronJob } from './controller/slim.js';
 import { WritePriority } from './controller/write-priority.js';
 import { LeaderElector, makeIdentity } from './election/index.js';
 import { KubeLeaseStore } from './election/kube-lease-store.js';
+import { type ServingCertificate, certificateFromDir, fixedCertificate } from './http/cert-watcher.js';
 import { MetricsAuthorizer } from './http/metrics-auth.js';
-import { selfSignedCertificate } from './http/self-signed.js';
 import { type MetricsOptions, serveHealth, serveMetrics } from './http/servers.js';
 import { inClusterNamespace, loadConnection } from './kube/connection.js';
 import { Reflector } from './kube/reflector.js';
@@ -172,7 +169,7 @@ async function main(): Promise<void> {
   };
   const metricsServer = await serveMetrics(cfg.metricsPort, metrics.registry, {
     ...(scheduleGauges ? { extra: () => scheduleGauges.render() } : {}),
-    ...(cfg.metricsSecure ? { secure: metricsSecurity(cfg.metricsCertDir, new MetricsAuthorizer(rest, mono), wall.nowMs(), log) } : {}),
+    ...(cfg.metricsSecure ? { secure: await metricsSecurity(cfg.metricsCertDir, new MetricsAuthorizer({ rest, mono, log, onDecision: (result) => metrics.metricsAuth.inc({ result }) }), timers, wall.nowMs(), log) } : {}),
   });
   const healthServer = await serveHealth(cfg.healthPort, {
     healthz: [
@@ -229,19 +226,30 @@ async function main(): Promise<void> {
   manager.startRunnables(elector);
 }
 
-/** The serving certificate (mounted, or self-signed now like kubebuilder's default) and the authorizer. */
-function metricsSecurity(certDir: string | undefined, authorizer: MetricsAuthorizer, nowMs: number, log: Logger): NonNullable<MetricsOptions['secure']> {
-  const tls = certDir
-    ? { cert: readFileSync(join(certDir, 'tls.crt'), 'utf8'), key: readFileSync(join(certDir, 'tls.key'), 'utf8') }
-    : selfSignedCertificate({
+/** The serving certificate (mounted and followed, or self-signed now like kubebuilder's default) and the authorizer. */
+async function metricsSecurity(certDir: string | undefined, authorizer: MetricsAuthorizer, timers: Timers, nowMs: number, log: Logger): Promise<NonNullable<MetricsOptions['secure']>> {
+  let certificate: ServingCertificate;
+  if (certDir) {
+    certificate = certificateFromDir(certDir, {
+      timers,
+      onError: (err) => log.warn('metrics serving certificate changed but cannot be used; serving the previous one', { err }),
+      onReload: (fingerprint256) => log.info('metrics serving certificate reloaded', { fingerprint256 }),
+    });
+  } else {
+    // Loaded only here: the X.509 library is not needed when a certificate is mounted.
+    const { selfSignedCertificate } = await import('./http/self-signed.js');
+    certificate = fixedCertificate(
+      await selfSignedCertificate({
         commonName: 'secondcron-metrics',
         dnsNames: ['localhost', hostname()],
         ipAddresses: ['127.0.0.1'],
         notBefore: new Date(nowMs - 3_600_000), // an hour of slack for clock skew
         validDays: 365,
-      });
-  log.info('serving /metrics over HTTPS with authorization', { certificate: certDir ? `${certDir}/tls.crt` : 'self-signed' });
-  return { tls, authorize: (authorization) => authorizer.check(authorization) };
+      }),
+    );
+  }
+  log.info('serving /metrics over HTTPS with authorization', { certificate: certDir ? `${certDir}/tls.crt (reloaded on change)` : 'self-signed' });
+  return { certificate, authorize: (req) => authorizer.check(req) };
 }
 
 function mergedCache<T extends SecondCronJob>(reflectors: Reflector<T>[]): Cache<T> {

@@ -9,8 +9,8 @@ import { gzip } from 'node:zlib';
 import express from 'express';
 import type { Registry } from 'prom-client';
 
-import type { AuthDecision } from './metrics-auth.js';
-import type { PemPair } from './self-signed.js';
+import type { ServingCertificate } from './cert-watcher.js';
+import type { AuthDecision, AuthRequest } from './metrics-auth.js';
 
 const gzipAsync = promisify(gzip);
 
@@ -28,8 +28,8 @@ export interface RunningServer {
 export interface MetricsOptions {
   /** Families rendered outside prom-client (the per-schedule gauges), appended to the registry's. */
   extra?: () => string;
-  /** HTTPS with this certificate, and every request authorized first (metrics.secure). */
-  secure?: { tls: PemPair; authorize: (authorization: string | undefined) => Promise<AuthDecision> };
+  /** HTTPS with this certificate (reloaded when it changes), and every request authorized first (metrics.secure). */
+  secure?: { certificate: ServingCertificate; authorize: (req: AuthRequest) => Promise<AuthDecision> };
 }
 
 /**
@@ -42,9 +42,11 @@ export async function serveMetrics(port: number, registry: Registry, opts: Metri
   const secure = opts.secure;
   if (secure) {
     app.use(async (req, res, next) => {
-      const decision = await secure.authorize(req.get('authorization'));
+      const decision = await secure.authorize({ authorization: req.get('authorization'), verb: req.method.toLowerCase(), path: req.path });
       if (decision.status === 200) return next();
-      res.status(decision.status).type('text/plain').send(decision.message + '\n');
+      // The status alone: what went wrong is in the operator's log, not for whoever reached the port.
+      if (decision.status === 503) res.set('Retry-After', String(decision.retryAfterSeconds));
+      res.status(decision.status).type('text/plain').send(`${STATUS_TEXT[decision.status]}\n`);
     });
   }
   app.get('/metrics', async (req, res) => {
@@ -58,8 +60,20 @@ export async function serveMetrics(port: number, registry: Registry, opts: Metri
       res.send(text);
     }
   });
-  return listen(secure ? createHttpsServer(secure.tls, app) : createHttpServer(app), port);
+  if (!secure) return listen(createHttpServer(app), port);
+  const server = createHttpsServer(secure.certificate.current(), app);
+  const unwatch = secure.certificate.watch((pair) => server.setSecureContext(pair));
+  const running = await listen(server, port);
+  return {
+    port: running.port,
+    close: () => {
+      unwatch();
+      return running.close();
+    },
+  };
 }
+
+const STATUS_TEXT = { 401: 'Unauthorized', 403: 'Forbidden', 500: 'Internal Server Error', 503: 'Service Unavailable' } as const;
 
 export async function serveHealth(port: number, checks: { healthz: Check[]; readyz: Check[] }): Promise<RunningServer> {
   const app = express();

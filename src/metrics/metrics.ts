@@ -76,6 +76,12 @@ export class Metrics {
     labelNames: ['verb', 'code', 'purpose'] as const,
     registers: [this.registry],
   });
+  readonly metricsAuth = new Counter({
+    name: 'secondcron_metrics_auth_requests_total',
+    help: 'Requests to the secure /metrics endpoint by outcome: allowed, unauthenticated, forbidden, error, throttled (503: too many reviews in flight).',
+    labelNames: ['result'] as const,
+    registers: [this.registry],
+  });
   readonly clockSteps = new Counter({
     name: 'secondcron_clock_steps_total',
     help: 'Wall-clock steps detected against the monotonic clock (NTP step, VM suspend).',

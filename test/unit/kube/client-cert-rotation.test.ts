@@ -21,7 +21,7 @@ let server: Server;
 let url = '';
 
 before(async () => {
-  const serving = selfSignedCertificate('127.0.0.1');
+  const serving = await selfSignedCertificate('127.0.0.1');
   server = createServer({ cert: serving.cert, key: serving.key, requestCert: true, rejectUnauthorized: false }, (req, res) => {
     const fingerprint = (req.socket as TLSSocket).getPeerCertificate().fingerprint256 ?? 'none';
     seen.push(fingerprint);
@@ -60,7 +60,7 @@ async function lastSeenAfterGet(client: KubeRest): Promise<string | undefined> {
 }
 
 test('client certificate files are reloaded when they change', async () => {
-  const [a, b] = [selfSignedCertificate('a'), selfSignedCertificate('b')] as [TestCertificate, TestCertificate];
+  const [a, b] = await Promise.all([selfSignedCertificate('a'), selfSignedCertificate('b')]);
   writeFileSync(join(dir, 'tls.crt'), a.cert);
   writeFileSync(join(dir, 'tls.key'), a.key);
   const client = rest(kubeconfig('files.yaml', { 'client-certificate': 'tls.crt', 'client-key': 'tls.key' }));
@@ -72,7 +72,7 @@ test('client certificate files are reloaded when they change', async () => {
 });
 
 test('an exec plugin returning new client certificates: the new ones are used (the old one is revoked: 401, rerun, retry)', async () => {
-  const [a, b] = [selfSignedCertificate('exec-a'), selfSignedCertificate('exec-b')] as [TestCertificate, TestCertificate];
+  const [a, b] = await Promise.all([selfSignedCertificate('exec-a'), selfSignedCertificate('exec-b')]);
   const output = join(dir, 'exec-output.json');
   const credential = (c: TestCertificate): string =>
     JSON.stringify({ apiVersion: 'client.authentication.k8s.io/v1', kind: 'ExecCredential', status: { clientCertificateData: c.cert, clientKeyData: c.key } });
