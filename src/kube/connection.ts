@@ -1,8 +1,9 @@
 // Where the API server is and how to authenticate to it.
 //
 // In-cluster (the Helm chart) and kubeconfig users with a token, a token file, basic auth, client
-// certificates (data or files) or an exec plugin are handled here, with client-go's refresh rules.
-// Auth providers and proxies go to @kubernetes/client-node, imported only then: loading it pulls in
+// certificates (data or files) or an exec plugin, through an HTTP(S) proxy or not, are handled here,
+// with client-go's choice of credentials and its refresh rules.
+// Auth providers and SOCKS proxies go to @kubernetes/client-node, imported only then: loading it pulls in
 // its whole generated API, ~60 MiB of RSS that an operator watching thousands of schedules should not
 // carry for nothing.
 import { readFileSync } from 'node:fs';
@@ -11,8 +12,9 @@ import { join } from 'node:path';
 import type { Dispatcher } from 'undici';
 
 import { untilAborted } from './abortable.js';
-import { ExecCredentialPlugin } from './exec-credential.js';
-import { type KubeconfigSelection, type ResolvedKubeconfig, isFields, loadKubeconfig } from './kubeconfig.js';
+import { ExecCredentialPlugin, interactiveModeProblem } from './exec-credential.js';
+import { type Fields, KubeconfigError, type KubeconfigSelection, type ResolvedKubeconfig, isFields, loadKubeconfig } from './kubeconfig.js';
+import { RepeatedWarnings } from './repeated-warnings.js';
 import { TokenFile } from './token-file.js';
 import { type ClientCert, ClientCertFiles, DispatcherPool, type ServerTls } from './tls-dispatcher.js';
 
@@ -105,7 +107,8 @@ function inCluster(env: NodeJS.ProcessEnv, opts: ConnectionOptions): KubeConnect
   const host = env.KUBERNETES_SERVICE_HOST as string;
   const port = env.KUBERNETES_SERVICE_PORT ?? '443';
   const server = `https://${host.includes(':') ? `[${host}]` : host}:${port}`;
-  const token = new TokenFile(join(SERVICE_ACCOUNT_DIR, 'token'), { onReadError: (err) => opts.warn?.('cannot read the service-account token; keeping the last one', err) });
+  const warnings = new RepeatedWarnings((message, err) => opts.warn?.(message, err));
+  const token = new TokenFile(join(SERVICE_ACCOUNT_DIR, 'token'), { onReadError: (err) => warnings.warn('cannot read the service-account token; keeping the last one', err) });
   return new DirectConnection(server, 'in-cluster service account', { ca: readFileSync(join(SERVICE_ACCOUNT_DIR, 'ca.crt')) }, (signal) => tokenAuth(token, signal));
 }
 
@@ -114,9 +117,9 @@ async function tokenAuth(token: TokenFile, signal: AbortSignal | undefined): Pro
   return { headers: { authorization: `Bearer ${value}` }, invalidate: () => token.rejected(value) };
 }
 
-/** Cluster and user fields handled here; anything else means client-node. */
+/** Cluster and user fields handled here; anything else (auth providers, SOCKS proxies) means client-node. */
 const DIRECT_USER_FIELDS = new Set(['token', 'tokenFile', 'client-certificate', 'client-certificate-data', 'client-key', 'client-key-data', 'username', 'password', 'exec']);
-const DIRECT_CLUSTER_FIELDS = new Set(['server', 'certificate-authority', 'certificate-authority-data', 'insecure-skip-tls-verify', 'tls-server-name', 'extensions']);
+const DIRECT_CLUSTER_FIELDS = new Set(['server', 'certificate-authority', 'certificate-authority-data', 'insecure-skip-tls-verify', 'tls-server-name', 'extensions', 'proxy-url', 'disable-compression']);
 
 async function connectionFor(kc: ResolvedKubeconfig, opts: ConnectionOptions = {}): Promise<KubeConnection> {
   const direct = directConnection(kc, opts);
@@ -125,7 +128,7 @@ async function connectionFor(kc: ResolvedKubeconfig, opts: ConnectionOptions = {
   return clientNodeConnection(kc, `${kc.source}, context ${kc.contextName} (auth through client-node)`);
 }
 
-/** One kubeconfig file, synchronously; null if its user needs client-node (auth provider, proxy). */
+/** One kubeconfig file, synchronously; null if its user needs client-node (auth provider, SOCKS proxy). */
 export function readKubeconfig(path: string, opts: ConnectionOptions = {}): KubeConnection | null {
   return directConnection(loadKubeconfig({ kubeconfig: path, env: opts.env }), opts);
 }
@@ -133,16 +136,26 @@ export function readKubeconfig(path: string, opts: ConnectionOptions = {}): Kube
 function directConnection(kc: ResolvedKubeconfig, opts: ConnectionOptions): KubeConnection | null {
   const cluster = kc.cluster.fields;
   const user = kc.user.fields;
-  if (!Object.keys(user).every((k) => DIRECT_USER_FIELDS.has(k)) || !Object.keys(cluster).every((k) => DIRECT_CLUSTER_FIELDS.has(k))) return null;
+  validateUser(kc.user.name, user);
+  const proxy = typeof cluster['proxy-url'] === 'string' && cluster['proxy-url'] !== '' ? cluster['proxy-url'] : undefined;
+  if (
+    !Object.keys(user).every((k) => DIRECT_USER_FIELDS.has(k)) ||
+    !Object.keys(cluster).every((k) => DIRECT_CLUSTER_FIELDS.has(k)) ||
+    (proxy !== undefined && !/^https?:\/\//.test(proxy))
+  ) {
+    return null;
+  }
 
   const tls: ServerTls = { ca: bytes(cluster['certificate-authority-data'], cluster['certificate-authority']) };
   if (cluster['insecure-skip-tls-verify'] === true) tls.rejectUnauthorized = false;
   if (typeof cluster['tls-server-name'] === 'string') tls.servername = cluster['tls-server-name'];
+  if (proxy) tls.proxy = proxy;
   const source = `${kc.source}, context ${kc.contextName}`;
-  const warn = (message: string) => (err: Error): void => opts.warn?.(message, err);
+  const warnings = new RepeatedWarnings((message, err) => opts.warn?.(message, err));
+  const warn = (message: string) => (err: Error): void => warnings.warn(message, err);
 
   let clientCert: () => ClientCert | undefined = () => undefined;
-  if (typeof user['client-certificate'] === 'string' && typeof user['client-key'] === 'string') {
+  if (typeof user['client-certificate'] === 'string' && typeof user['client-key'] === 'string' && !user['client-certificate-data'] && !user['client-key-data']) {
     const files = new ClientCertFiles(user['client-certificate'], user['client-key'], Date.now, warn('client certificate files changed but cannot be used'));
     clientCert = () => files.current();
   } else {
@@ -154,14 +167,24 @@ function directConnection(kc: ResolvedKubeconfig, opts: ConnectionOptions): Kube
     }
   }
 
+  // client-go's transport.HTTPWrappersForConfig: a bearer token (the file re-read, the static token
+  // only while the file cannot be read: NewBearerAuthWithRefreshRoundTripper), else basic auth.
+  // An exec plugin only when none of token, basic or certificate auth is set
+  // (exec.Authenticator.UpdateTransportConfig returns early on HasTokenAuth/HasBasicAuth/HasCertAuth).
+  const token = nonEmpty(user.token);
+  const tokenFile = nonEmpty(user.tokenFile);
+  const username = nonEmpty(user.username);
   let auth: (signal: AbortSignal | undefined) => Promise<UserAuth>;
-  if (typeof user.token === 'string' && user.token !== '') {
-    const headers = { authorization: `Bearer ${user.token}` };
+  if (tokenFile !== undefined) {
+    const file = new TokenFile(tokenFile, { fallback: token, onReadError: warn(`cannot read token file ${tokenFile}; keeping the last token`) });
+    auth = (signal) => tokenAuth(file, signal);
+  } else if (token !== undefined) {
+    const headers = { authorization: `Bearer ${token}` };
     auth = () => Promise.resolve({ headers });
-  } else if (typeof user.tokenFile === 'string') {
-    const token = new TokenFile(user.tokenFile, { onReadError: warn(`cannot read token file ${user.tokenFile}; keeping the last token`) });
-    auth = (signal) => tokenAuth(token, signal);
-  } else if (isFields(user.exec)) {
+  } else if (username !== undefined) {
+    const headers = { authorization: `Basic ${Buffer.from(`${username}:${String(user.password ?? '')}`).toString('base64')}` };
+    auth = () => Promise.resolve({ headers });
+  } else if (isFields(user.exec) && clientCert() === undefined) {
     const plugin = new ExecCredentialPlugin({ exec: user.exec, cluster: { ...cluster, server: kc.cluster.server }, user: kc.user.name, env: opts.env, stderr: (text) => process.stderr.write(text) });
     auth = async (signal): Promise<UserAuth> => {
       const result = await plugin.current(signal);
@@ -172,13 +195,26 @@ function directConnection(kc: ResolvedKubeconfig, opts: ConnectionOptions): Kube
         invalidate: () => plugin.rejected(result),
       };
     };
-  } else if (typeof user.username === 'string') {
-    const headers = { authorization: `Basic ${Buffer.from(`${user.username}:${String(user.password ?? '')}`).toString('base64')}` };
-    auth = () => Promise.resolve({ headers });
   } else {
     auth = () => Promise.resolve({ headers: {} });
   }
   return new DirectConnection(kc.cluster.server, source, tls, auth, clientCert);
+}
+
+/**
+ * clientcmd's validateAuthInfo, which kubectl applies before using a user: a bearer token and basic
+ * auth together are ambiguous; an exec plugin needs a valid interactiveMode (from v1 on, where
+ * SetDefaults_ExecConfig gives no default). The plugin checks its command and apiVersion itself.
+ */
+function validateUser(name: string, user: Fields): void {
+  const methods = [...(nonEmpty(user.token) !== undefined ? ['token'] : []), ...(nonEmpty(user.username) !== undefined || nonEmpty(user.password) !== undefined ? ['basicAuth'] : [])];
+  if (methods.length > 1) throw new KubeconfigError(`more than one authentication method found for ${name}; found [${methods.join(' ')}], only one is allowed`);
+  const execProblem = isFields(user.exec) ? interactiveModeProblem(name, user.exec) : undefined;
+  if (execProblem) throw new KubeconfigError(execProblem);
+}
+
+function nonEmpty(value: unknown): string | undefined {
+  return typeof value === 'string' && value !== '' ? value : undefined;
 }
 
 function bytes(data: unknown, file: unknown): Buffer | undefined {

@@ -4,6 +4,7 @@
 // request never waits for it beyond its own timeout. Client certificates the plugin returns replace
 // the previous ones (see DispatcherPool).
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 
 import { untilAborted } from './abortable.js';
 import { CredentialsUnavailable } from './api-error.js';
@@ -30,14 +31,33 @@ export interface ExecPluginOptions {
   timeoutMs?: number;
   /** The plugin's stderr (client-go passes it through). */
   stderr?: (text: string) => void;
+  /** Whether our standard input is a terminal (default: process.stdin.isTTY). */
+  stdinIsTerminal?: () => boolean;
 }
 
 const API_VERSIONS = new Set(['client.authentication.k8s.io/v1', 'client.authentication.k8s.io/v1beta1']);
+const INTERACTIVE_MODES = new Set(['Never', 'IfAvailable', 'Always']);
+/** The cluster extension handed to the plugin as spec.cluster.config (clientcmd's clusterExtensionKey). */
+const EXEC_EXTENSION = 'client.authentication.k8s.io/exec';
+
+/** clientcmd's SetDefaults_ExecConfig: v1beta1 defaults interactiveMode to IfAvailable, v1 has no default. */
+function interactiveMode(exec: Fields): unknown {
+  return exec.interactiveMode ?? (exec.apiVersion === 'client.authentication.k8s.io/v1beta1' ? 'IfAvailable' : undefined);
+}
+
+/** The interactiveMode part of clientcmd's validateAuthInfo: what is wrong, if anything. */
+export function interactiveModeProblem(user: string, exec: Fields): string | undefined {
+  const mode = interactiveMode(exec);
+  if (mode === undefined || mode === '') return `interactiveMode must be specified for ${user} to use exec authentication plugin`;
+  if (typeof mode !== 'string' || !INTERACTIVE_MODES.has(mode)) return `invalid interactiveMode for ${user}: ${JSON.stringify(mode)}`;
+  return undefined;
+}
 
 export class ExecCredentialPlugin {
   private cached: ExecResult | undefined;
   private running: Promise<ExecResult> | undefined;
   private readonly command: string;
+  private readonly mode: string;
   private readonly args: string[];
   private readonly apiVersion: string;
   private readonly now: () => number;
@@ -49,6 +69,8 @@ export class ExecCredentialPlugin {
       throw new Error(`user "${opts.user}": exec apiVersion must be one of ${[...API_VERSIONS].join(', ')}, got ${JSON.stringify(exec.apiVersion)}`);
     }
     this.command = exec.command;
+    const mode = interactiveMode(exec);
+    this.mode = typeof mode === 'string' ? mode : 'Never';
     this.args = Array.isArray(exec.args) ? exec.args.map(String) : [];
     this.apiVersion = exec.apiVersion;
     this.now = opts.now ?? Date.now;
@@ -80,14 +102,20 @@ export class ExecCredentialPlugin {
     for (const entry of Array.isArray(exec.env) ? exec.env : []) {
       if (isFields(entry) && typeof entry.name === 'string') extraEnv[entry.name] = String(entry.value ?? '');
     }
-    const spec: Fields = { interactive: false };
+    // client-go's isInteractive: Never; IfAvailable when stdin is a terminal; Always or fail.
+    const terminal = (this.opts.stdinIsTerminal ?? (() => process.stdin.isTTY === true))();
+    if (this.mode === 'Always' && !terminal) {
+      return Promise.reject(new CredentialsUnavailable(`exec plugin ${this.command} for user "${this.opts.user}": exec plugin cannot support interactive mode: standard input is not a terminal`));
+    }
+    const interactive = this.mode === 'Always' || (this.mode === 'IfAvailable' && terminal);
+    const spec: Fields = { interactive };
     if (exec.provideClusterInfo === true) spec.cluster = clusterInfo(cluster);
     extraEnv.KUBERNETES_EXEC_INFO = JSON.stringify({ apiVersion: this.apiVersion, kind: 'ExecCredential', spec });
     const timeoutMs = this.opts.timeoutMs ?? 60_000;
     return new Promise((resolve, reject) => {
       // Its own process group, so a timeout kills what the plugin started too (a shell's children
       // would otherwise hold its output open).
-      const child = spawn(this.command, this.args, { env: { ...(this.opts.env ?? process.env), ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+      const child = spawn(this.command, this.args, { env: { ...(this.opts.env ?? process.env), ...extraEnv }, stdio: [interactive ? 'inherit' : 'ignore', 'pipe', 'pipe'], detached: true });
       let stdout = '';
       let stderr = '';
       child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -152,11 +180,24 @@ export class ExecCredentialPlugin {
   }
 }
 
-/** ExecCredential spec.cluster: the connection facts a plugin may need (provideClusterInfo). */
-function clusterInfo(cluster: Fields): Fields {
+/**
+ * ExecCredential spec.cluster, as client-go's rest.ConfigToExecCluster builds it from the cluster
+ * entry: the server, the CA (data, else the file's content), TLS server name, insecure flag,
+ * proxy URL, disable-compression, and the cluster's `client.authentication.k8s.io/exec` extension as
+ * `config`. Byte fields travel base64-encoded, as Go's JSON encodes []byte.
+ */
+export function clusterInfo(cluster: Fields): Fields {
   const info: Fields = { server: cluster.server };
-  if (typeof cluster['certificate-authority-data'] === 'string') info['certificate-authority-data'] = cluster['certificate-authority-data'];
+  if (typeof cluster['tls-server-name'] === 'string' && cluster['tls-server-name'] !== '') info['tls-server-name'] = cluster['tls-server-name'];
   if (cluster['insecure-skip-tls-verify'] === true) info['insecure-skip-tls-verify'] = true;
-  if (typeof cluster['tls-server-name'] === 'string') info['tls-server-name'] = cluster['tls-server-name'];
+  const caData = cluster['certificate-authority-data'];
+  const caFile = cluster['certificate-authority'];
+  if (typeof caData === 'string' && caData !== '') info['certificate-authority-data'] = caData;
+  else if (typeof caFile === 'string' && caFile !== '') info['certificate-authority-data'] = readFileSync(caFile).toString('base64');
+  if (typeof cluster['proxy-url'] === 'string' && cluster['proxy-url'] !== '') info['proxy-url'] = cluster['proxy-url'];
+  if (cluster['disable-compression'] === true) info['disable-compression'] = true;
+  const extensions = Array.isArray(cluster.extensions) ? cluster.extensions : [];
+  const config = extensions.find((e): e is Fields => isFields(e) && e.name === EXEC_EXTENSION)?.extension;
+  if (config !== undefined) info.config = config;
   return info;
 }

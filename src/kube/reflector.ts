@@ -55,6 +55,13 @@ class ShortWatch extends Error {
   }
 }
 
+class ExpiredContinue extends Error {
+  constructor() {
+    super('continue token expired');
+    this.name = 'ExpiredContinue';
+  }
+}
+
 export class Reflector<T extends KubeObject> {
   private readonly store = new Map<string, T>();
   private readonly handlers: ReflectorHandler<T>[] = [];
@@ -159,20 +166,17 @@ export class Reflector<T extends KubeObject> {
 
   private async relist(): Promise<void> {
     const startedMonoMs = this.opts.mono.nowMs();
-    const fresh = new Map<string, T>();
-    let continueToken: string | undefined;
-    let rv = '';
-    do {
-      const page = await this.opts.rest.request<ListResponse<T>>({
-        verb: 'list',
-        path: this.opts.path,
-        query: { labelSelector: this.opts.labelSelector, limit: this.opts.pageSize ?? 500, continue: continueToken },
-        timeoutMs: 60_000,
-      });
-      for (const item of page.items) fresh.set(objectKey(item), this.opts.transform ? this.opts.transform(item) : item);
-      continueToken = page.metadata.continue || undefined;
-      rv = page.metadata.resourceVersion;
-    } while (continueToken);
+    let fresh: Map<string, T>;
+    let rv: string;
+    try {
+      ({ items: fresh, resourceVersion: rv } = await this.listPages(this.opts.pageSize ?? 500));
+    } catch (err) {
+      // client-go's ListPager (FullListIfExpired): the continue token expired between two pages (410
+      // Expired, the data compacted away); one unpaged list from the current state instead.
+      if (!(err instanceof ExpiredContinue)) throw err;
+      this.opts.log.info('paged list expired between pages; listing everything at once', { reflector: this.opts.name });
+      ({ items: fresh, resourceVersion: rv } = await this.listPages(undefined));
+    }
     this.touch();
     // Replace the store and tell the handler only what changed, so a relist is not a thundering herd.
     for (const [key, old] of this.store) {
@@ -190,6 +194,31 @@ export class Reflector<T extends KubeObject> {
     for (const h of this.handlers) h.relisted?.(startedMonoMs);
     if (!this.synced) this.opts.log.info('cache synced', { reflector: this.opts.name, objects: this.store.size });
     this.synced = true;
+  }
+
+  /** Every page of the collection (one request when `limit` is undefined). */
+  private async listPages(limit: number | undefined): Promise<{ items: Map<string, T>; resourceVersion: string }> {
+    const items = new Map<string, T>();
+    let continueToken: string | undefined;
+    let resourceVersion = '';
+    do {
+      let page: ListResponse<T>;
+      try {
+        page = await this.opts.rest.request<ListResponse<T>>({
+          verb: 'list',
+          path: this.opts.path,
+          query: { labelSelector: this.opts.labelSelector, limit, continue: continueToken },
+          timeoutMs: 60_000,
+        });
+      } catch (err) {
+        if (continueToken !== undefined && err instanceof ApiError && err.status === 410) throw new ExpiredContinue();
+        throw err;
+      }
+      for (const item of page.items) items.set(objectKey(item), this.opts.transform ? this.opts.transform(item) : item);
+      continueToken = page.metadata.continue || undefined;
+      resourceVersion = page.metadata.resourceVersion;
+    } while (continueToken);
+    return { items, resourceVersion };
   }
 
   /** One watch request; resolves true if it delivered anything, rejects on errors (410 as ApiError). */

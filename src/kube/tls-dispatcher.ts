@@ -6,7 +6,7 @@ import { X509Certificate, createPrivateKey } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import { createSecureContext } from 'node:tls';
 
-import { Agent, type Dispatcher } from 'undici';
+import { Agent, type Dispatcher, ProxyAgent } from 'undici';
 
 export interface ClientCert {
   cert: Buffer;
@@ -17,6 +17,8 @@ export interface ServerTls {
   ca?: Buffer;
   rejectUnauthorized?: boolean;
   servername?: string;
+  /** A kubeconfig cluster's proxy-url (http or https): requests tunnel through it with CONNECT. */
+  proxy?: string;
 }
 
 export class DispatcherPool {
@@ -34,18 +36,15 @@ export class DispatcherPool {
   }
 
   private build(cert: ClientCert | undefined): Dispatcher {
-    const { rejectUnauthorized, servername, ca } = this.server;
+    const { rejectUnauthorized, servername, ca, proxy } = this.server;
     // One TLS context per pool: building it (parsing the CA bundle) per connection was 4 % of the
     // operator's CPU in a 500-Job burst.
     const secureContext = createSecureContext({ ca, ...(cert ? { cert: cert.cert, key: cert.key } : {}) });
-    return keepConnections(
-      new Agent({
-        connect: { secureContext, ...(rejectUnauthorized === false ? { rejectUnauthorized } : {}), ...(servername ? { servername } : {}) },
-        // Idle connections stay for a minute (client-go keeps them 90 s): a burst after a quiet spell
-        // should not start with a TLS handshake per request.
-        keepAliveTimeout: 60_000,
-      }),
-    );
+    const tls = { secureContext, ...(rejectUnauthorized === false ? { rejectUnauthorized } : {}), ...(servername ? { servername } : {}) };
+    // Idle connections stay for a minute (client-go keeps them 90 s): a burst after a quiet spell
+    // should not start with a TLS handshake per request.
+    const keepAliveTimeout = 60_000;
+    return keepConnections(proxy ? new ProxyAgent({ uri: proxy, requestTls: tls, keepAliveTimeout }) : new Agent({ connect: tls, keepAliveTimeout }));
   }
 }
 

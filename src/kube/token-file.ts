@@ -12,6 +12,8 @@ const READ_RETRY_MS = 1_000;
 
 export interface TokenFileOptions {
   now?: () => number;
+  /** A kubeconfig's static `token` beside its `tokenFile`: used while the file has never been read. */
+  fallback?: string;
   onReadError?: (err: Error) => void;
 }
 
@@ -50,10 +52,11 @@ export class TokenFile {
     } catch (err) {
       const error = err instanceof Error ? err : new Error(String(err));
       this.opts.onReadError?.(error);
-      if (this.token !== undefined) {
+      const last = this.token ?? this.opts.fallback;
+      if (last !== undefined) {
         // Keep the last good token and try the file again in a second, not on every request.
         this.readAtMs = this.now() - TOKEN_FILE_REFRESH_MS + READ_RETRY_MS;
-        return this.token;
+        return last;
       }
       throw new CredentialsUnavailable(`token file ${this.path}: ${error.message}`);
     }

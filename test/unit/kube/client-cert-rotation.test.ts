@@ -80,7 +80,7 @@ test('an exec plugin returning new client certificates: the new ones are used (t
   const command = join(dir, 'cert-plugin');
   writeFileSync(command, `#!/bin/sh\ncat '${output}'\n`);
   chmodSync(command, 0o755);
-  const client = rest(kubeconfig('exec.yaml', { exec: { apiVersion: 'client.authentication.k8s.io/v1', command } }));
+  const client = rest(kubeconfig('exec.yaml', { exec: { apiVersion: 'client.authentication.k8s.io/v1', command, interactiveMode: 'Never' } }));
   assert.equal(await lastSeenAfterGet(client), a.fingerprint256);
   writeFileSync(output, credential(b));
   revoked.add(a.fingerprint256);

@@ -50,10 +50,11 @@ test('kubeconfig with basic auth', async () => {
   assert.deepEqual((await conn?.credentials())?.headers, { authorization: `Basic ${Buffer.from('admin:pw').toString('base64')}` });
 });
 
-test('auth providers and proxies are left to client-node; exec plugins are ours', () => {
+test('auth providers and SOCKS proxies are left to client-node; exec plugins and HTTP proxies are ours', () => {
   assert.equal(readKubeconfig(kubeconfig('provider.yaml', { 'auth-provider': { name: 'oidc' } })), null);
-  assert.equal(readKubeconfig(kubeconfig('proxy.yaml', { token: 'abc' }, { 'proxy-url': 'http://proxy:3128' })), null);
-  assert.ok(readKubeconfig(kubeconfig('exec.yaml', { exec: { command: 'aws', apiVersion: 'client.authentication.k8s.io/v1' } })));
+  assert.equal(readKubeconfig(kubeconfig('proxy.yaml', { token: 'abc' }, { 'proxy-url': 'socks5://proxy:1080' })), null);
+  assert.ok(readKubeconfig(kubeconfig('http-proxy.yaml', { token: 'abc' }, { 'proxy-url': 'http://proxy:3128' })));
+  assert.ok(readKubeconfig(kubeconfig('exec.yaml', { exec: { command: 'aws', apiVersion: 'client.authentication.k8s.io/v1', interactiveMode: 'Never' } })));
 });
 
 test('a kubeconfig without a usable current context is a clear error', () => {

@@ -24,7 +24,8 @@ test('backoff doubles up to the cap, with jitter in [base/2, base]', () => {
   assert.equal(backoffDelayMs(policy, 0, () => 1), 100);
   assert.equal(backoffDelayMs(policy, 3, () => 1), 800);
   assert.equal(backoffDelayMs(policy, 10, () => 1), 1000);
-  assert.equal(retryDelayMs(policy, 0, () => 1, 3000), 3000, 'Retry-After wins when longer');
+  assert.equal(retryDelayMs(policy, 0, () => 1, 700), 700, 'Retry-After wins when longer');
+  assert.equal(retryDelayMs(policy, 0, () => 1, 3_600_000), 1000, 'but not beyond the longest backoff');
   assert.equal(retryDelayMs(policy, 3, () => 1, 10), 800, 'but never shortens our own backoff');
 });
 

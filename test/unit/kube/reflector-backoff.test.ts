@@ -110,3 +110,20 @@ test('Retry-After on a list (429) is honoured', async () => {
   assert.ok(lists.length >= 2, `listed again: ${lists.join(', ')}`);
   assert.ok((lists[1] as number) - (lists[0] as number) >= 3_000, `second list ${(lists[1] as number) - (lists[0] as number)} ms after the 429 with Retry-After: 3`);
 });
+
+test('Retry-After beyond the longest backoff is capped: a proxy saying 3600 s does not freeze the cache for an hour', async () => {
+  let answered = 0;
+  const { clock, arrivals } = await scenario((_kind, _req, res) => {
+    if (answered++ === 0) {
+      res.writeHead(503, { 'content-type': 'text/plain', 'retry-after': '3600' });
+      res.end('proxy busy');
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(EMPTY_LIST);
+  });
+  await run(clock, 31_000);
+  const lists = arrivals.filter((a) => a.kind === 'list').map((a) => a.atMs);
+  assert.equal(lists.length, 2, `listed again within the 30 s backoff cap: ${lists.join(', ')}`);
+  assert.equal((lists[1] as number) - (lists[0] as number), 30_000);
+});

@@ -74,3 +74,21 @@ test('list errors back off and are retried; the cache syncs once the server answ
   assert.deepEqual(h.seen, ['added a']);
   h.reflector.stop();
 });
+
+test('a paged relist whose continue token expires (410) falls back to one unpaged list, as client-go\'s ListPager does', async () => {
+  const clock = new FakeClock();
+  const rest = new FakeRest();
+  rest.on('list', PATH, (req) => {
+    if (req.query?.continue) throw new ApiError(410, 'Expired', 'The provided continue parameter is too old');
+    if (req.query?.limit !== undefined) return { metadata: { resourceVersion: '10', continue: 'page-2' }, items: [obj('a', '1')] };
+    return { metadata: { resourceVersion: '20' }, items: [obj('a', '1'), obj('b', '2'), obj('c', '3')] };
+  });
+  const reflector = new Reflector<KubeObject>({ name: 'jobs', rest, path: PATH, log: createLogger({ level: 'error' }), mono: clock.mono, timers: clock.timers, random: () => 0, pageSize: 1 });
+  reflector.start();
+  await flush();
+  assert.equal(reflector.hasSynced, true, 'synced without waiting for a backoff');
+  assert.deepEqual([...reflector.list()].map((o) => o.metadata.name), ['a', 'b', 'c']);
+  assert.deepEqual(rest.sent('list').map((r) => [r.query?.limit, r.query?.continue]), [[1, undefined], [1, 'page-2'], [undefined, undefined]]);
+  assert.equal(rest.openWatch(PATH)?.query.resourceVersion, '20', 'watching from the unpaged list');
+  reflector.stop();
+});
