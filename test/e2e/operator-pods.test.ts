@@ -9,6 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 
+import { Agent, request } from 'undici';
+
 import { buildImage, type BuiltImage } from '../cluster/image.js';
 import { JobWatcher, type SeenJob } from '../cluster/job-watcher.js';
 import { NODE_NAME, POD_SUBNET, REAL_NODE_LABEL, REAL_NODE_TAINT } from '../cluster/real-node/addresses.js';
@@ -26,6 +28,8 @@ const RELEASE = 'sc';
 const FULLNAME = 'sc-secondcron';
 const SELECTOR = `app.kubernetes.io/instance=${RELEASE},app.kubernetes.io/name=secondcron`;
 const LEASE = 'secondcron-leader';
+/** The ServiceAccount the test's Prometheus scrapes as (bound to <release>-metrics-reader). */
+const SCRAPER = 'e2e-prometheus';
 /** The chart's defaults, which this test keeps. */
 const RETRY_MS = 2_000;
 const GRACE_SECONDS = 30;
@@ -150,6 +154,8 @@ test('helm install: three pods Running and Ready on the real node through their 
     image: { ...chartImage(image.ref), pullPolicy: 'Never' },
     nodeSelector: { [REAL_NODE_LABEL]: 'true' },
     tolerations: [{ key: REAL_NODE_TAINT, operator: 'Equal', value: 'true', effect: 'NoSchedule' }],
+    // metrics.secure is the chart's default: the test's Prometheus scrapes as this ServiceAccount.
+    metrics: { readerSubjects: [{ kind: 'ServiceAccount', name: SCRAPER, namespace: ns.name }] },
   });
   const started = Date.now();
   await helmOk(['install', RELEASE, CHART_DIR, '-n', ns.name, '-f', values], { kubeconfig: testKubeconfig() });
@@ -199,10 +205,20 @@ test('the container runs as uid 65532 with a read-only root file system (seen fr
   assert.deepEqual(out.trim().split('\n'), ['/probe EROFS', '/tmp/probe ok']);
 });
 
-test('Prometheus scrapes the three pods through the metrics Service; secondcron_leader sums to 1', async (t) => {
+test('Prometheus scrapes the three pods through the metrics Service over HTTPS with a reader token; secondcron_leader sums to 1', async (t) => {
+  // The secure default on the real pods: no token is refused with a bare 401, a token bound to
+  // <release>-metrics-reader (metrics.readerSubjects) is let in.
+  const pod = (await operatorPods())[0];
+  assert.ok(pod?.status.podIP, 'a pod with an address');
+  const insecure = new Agent({ connect: { rejectUnauthorized: false } });
+  const anonymous = await request(`https://${pod.status.podIP}:8080/metrics`, { dispatcher: insecure });
+  assert.deepEqual([anonymous.statusCode, await anonymous.body.text()], [401, 'Unauthorized\n']);
+  await insecure.close();
+  await kubectlOk(['create', 'serviceaccount', SCRAPER, '-n', ns.name]);
+  const token = (await kubectlOk(['create', 'token', SCRAPER, '-n', ns.name, '--duration=2h'])).trim();
   const targetsFile = join(scratch, 'targets.json');
   targets = await new ServiceTargets(targetsFile, ns.name, `${FULLNAME}-metrics`, 'metrics').start();
-  prometheus = await PrometheusServer.start({ scrapeInterval: '1s', jobs: [{ name: 'secondcron', targetsFile }] });
+  prometheus = await PrometheusServer.start({ scrapeInterval: '1s', jobs: [{ name: 'secondcron', targetsFile, httpsBearerToken: token }] });
   const prom = prometheus;
   const pods = (await operatorPods()).map((p) => p.metadata.name).sort();
   await eventually('three targets up', async () => {

@@ -221,8 +221,11 @@ describe('helm template, default values', async () => {
     assert.deepEqual(names, [
       `ClusterRole//${FULLNAME}`,
       `ClusterRole//${FULLNAME}-edit`,
+      `ClusterRole//${FULLNAME}-metrics-auth`,
+      `ClusterRole//${FULLNAME}-metrics-reader`,
       `ClusterRole//${FULLNAME}-view`,
       `ClusterRoleBinding//${FULLNAME}`,
+      `ClusterRoleBinding//${FULLNAME}-metrics-auth`,
       'CustomResourceDefinition//secondcronjobs.secondcron.io',
       `Deployment/${NS}/${FULLNAME}`,
       `PodDisruptionBudget/${NS}/${FULLNAME}`,
@@ -466,8 +469,11 @@ describe('helm template, non-default values', async () => {
   });
 
   test('RBAC with watchNamespaces: a Role per namespace with the same rules, nothing cluster-wide', () => {
-    assert.equal(ofKind(docs, 'ClusterRole').length, 0, 'no ClusterRole (aggregation off, namespaced mode)');
-    assert.equal(ofKind(docs, 'ClusterRoleBinding').length, 0);
+    // Aggregation off, namespaced mode: no operator ClusterRole; what secure metrics needs is
+    // cluster-scoped by nature (TokenReviews, SubjectAccessReviews, the non-resource URL /metrics).
+    const names = (kind: string): string[] => ofKind(docs, kind).map((r) => r.metadata?.name ?? '').sort();
+    assert.deepEqual(names('ClusterRole'), [`${FULLNAME}-metrics-auth`, `${FULLNAME}-metrics-reader`]);
+    assert.deepEqual(names('ClusterRoleBinding'), [`${FULLNAME}-metrics-auth`, `${FULLNAME}-metrics-scraper`]);
     for (const ns of ['team-a', 'team-b']) {
       const role = ofKind<V1Role>(docs, 'Role').find((r) => r.metadata?.namespace === ns);
       assert.ok(role, `Role in ${ns}`);
@@ -595,7 +601,8 @@ describe('helm template, the knobs users expect (cert-manager, ingress-nginx, ku
     const namespaced = docs.filter((d) => d.metadata?.namespace !== undefined);
     assert.ok(namespaced.length >= 6);
     for (const d of namespaced) {
-      const want = d.kind === 'ServiceMonitor' ? 'monitoring' : 'ops';
+      // The ServiceMonitor, and the scraper identity whose token Secret it names, live in Prometheus' namespace.
+      const want = d.kind === 'ServiceMonitor' || d.metadata?.name === `${FULLNAME}-metrics-scraper` ? 'monitoring' : 'ops';
       assert.equal(d.metadata?.namespace, want, `${d.kind}/${d.metadata?.name}`);
     }
     for (const b of [...ofKind<V1ClusterRoleBinding>(docs, 'ClusterRoleBinding'), ...ofKind<V1RoleBinding>(docs, 'RoleBinding')]) {
@@ -617,7 +624,7 @@ describe('helm template, the knobs users expect (cert-manager, ingress-nginx, ku
     const dep = only<V1Deployment>(docs, 'Deployment');
     assert.equal(dep.spec?.revisionHistoryLimit, 3);
     assert.equal(dep.spec?.template.spec?.automountServiceAccountToken, false);
-    assert.equal(only<V1ServiceAccount>(docs, 'ServiceAccount').automountServiceAccountToken, false);
+    assert.equal(only<V1ServiceAccount>(docs, 'ServiceAccount', FULLNAME).automountServiceAccountToken, false);
     const c = operatorContainer(docs);
     assert.deepEqual(c.args, ['--log-level=debug']);
     // Flags win over the chart's env: the operator sees debug although logLevel is info.
@@ -673,20 +680,19 @@ describe('helm template, the knobs users expect (cert-manager, ingress-nginx, ku
     assert.match(res.stderr, /metrics.prometheusRule.disabled: no alert named SecondCronNoLeaders \(the alerts are SecondCronNoLeader, /);
   });
 
-  test('metrics.secure: HTTPS with TokenReview/SubjectAccessReview RBAC, a metrics-reader role, the ServiceMonitor set for it', async () => {
+  test('metrics.secure (the default): HTTPS with TokenReview/SubjectAccessReview RBAC, a metrics-reader role, a ServiceMonitor scraping with its own ServiceAccount\'s token', async () => {
     const docs = await renderChart({
       release: RELEASE,
       namespace: NS,
       values: {
         metrics: {
-          secure: true,
           readerSubjects: [{ kind: 'ServiceAccount', name: 'prometheus-k8s', namespace: 'monitoring' }],
           serviceMonitor: { enabled: true },
         },
       },
     });
     const cfg = parseConfig([], resolvedEnv(operatorContainer(docs), 'p', NS));
-    assert.deepEqual([cfg.metricsSecure, cfg.metricsCertDir], [true, undefined], 'self-signed at start');
+    assert.deepEqual([cfg.metricsSecure, cfg.metricsCertDir], [true, undefined], 'secure by default, self-signed at start');
     const auth = only<V1ClusterRole>(docs, 'ClusterRole', `${FULLNAME}-metrics-auth`);
     assert.deepEqual(plain(auth.rules), [
       { apiGroups: ['authentication.k8s.io'], resources: ['tokenreviews'], verbs: ['create'] },
@@ -698,15 +704,25 @@ describe('helm template, the knobs users expect (cert-manager, ingress-nginx, ku
     assert.deepEqual(plain(reader.rules), [{ nonResourceURLs: ['/metrics'], verbs: ['get'] }]);
     const readerBinding = only<V1ClusterRoleBinding>(docs, 'ClusterRoleBinding', `${FULLNAME}-metrics-reader`);
     assert.deepEqual(plain(readerBinding.subjects), [{ kind: 'ServiceAccount', name: 'prometheus-k8s', namespace: 'monitoring' }]);
+    // The scraper: a ServiceAccount, its token Secret (filled in by the token controller), bound to the reader role.
+    const scraper = `${FULLNAME}-metrics-scraper`;
+    const sa = only<V1ServiceAccount>(docs, 'ServiceAccount', scraper);
+    assert.deepEqual([sa.metadata?.namespace, sa.automountServiceAccountToken], [NS, false]);
+    const secret = only(docs, 'Secret', scraper) as Manifest & { type?: string };
+    assert.deepEqual([secret.metadata?.namespace, secret.type, secret.metadata?.annotations], [NS, 'kubernetes.io/service-account-token', { 'kubernetes.io/service-account.name': scraper }]);
+    const scraperBinding = only<V1ClusterRoleBinding>(docs, 'ClusterRoleBinding', scraper);
+    assert.deepEqual(plain(scraperBinding.roleRef), { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: `${FULLNAME}-metrics-reader` });
+    assert.deepEqual(plain(scraperBinding.subjects), [{ kind: 'ServiceAccount', name: scraper, namespace: NS }]);
     const sm = only(docs, 'ServiceMonitor') as Manifest & { spec: { endpoints: Array<Record<string, unknown>> } };
     const ep = sm.spec.endpoints[0] ?? {};
-    assert.deepEqual([ep.scheme, ep.bearerTokenFile, ep.tlsConfig], ['https', '/var/run/secrets/kubernetes.io/serviceaccount/token', { insecureSkipVerify: true }]);
+    assert.deepEqual([ep.scheme, ep.authorization, ep.tlsConfig], ['https', { type: 'Bearer', credentials: { name: scraper, key: 'token' } }, { insecureSkipVerify: true }]);
+    assert.equal(ep.bearerTokenFile, undefined, 'no deprecated bearerTokenFile');
 
     // With a certificate Secret: mounted, handed to the operator, and verified by Prometheus.
     const withCert = await renderChart({
       release: RELEASE,
       namespace: NS,
-      values: { metrics: { secure: true, certSecret: 'metrics-tls', serviceMonitor: { enabled: true } } },
+      values: { metrics: { certSecret: 'metrics-tls', serviceMonitor: { enabled: true } } },
     });
     const c = operatorContainer(withCert);
     assert.equal(parseConfig([], resolvedEnv(c, 'p', NS)).metricsCertDir, '/etc/secondcron/metrics-certs');
@@ -717,9 +733,28 @@ describe('helm template, the knobs users expect (cert-manager, ingress-nginx, ku
     assert.deepEqual(smCert.spec.endpoints[0]?.tlsConfig, { serverName: `${FULLNAME}-metrics.${NS}.svc`, ca: { secret: { name: 'metrics-tls', key: 'ca.crt' } } });
     assert.equal(ofKind(withCert, 'ClusterRoleBinding').filter((b) => b.metadata?.name === `${FULLNAME}-metrics-reader`).length, 0, 'no reader binding without subjects');
 
-    // The default stays plain HTTP with no extra RBAC.
-    const plainDocs = await renderChart({ release: RELEASE, namespace: NS });
+    // metrics.secure=false switches back to plain HTTP, with no extra RBAC and no scraper.
+    const plainDocs = await renderChart({ release: RELEASE, namespace: NS, values: { metrics: { secure: false, serviceMonitor: { enabled: true } } } });
+    assert.equal(parseConfig([], resolvedEnv(operatorContainer(plainDocs), 'p', NS)).metricsSecure, false);
     assert.equal(ofKind(plainDocs, 'ClusterRole').filter((r) => /-metrics-(auth|reader)$/.test(r.metadata?.name ?? '')).length, 0);
+    assert.deepEqual(ofKind(plainDocs, 'ServiceAccount').map((a) => a.metadata?.name), [FULLNAME]);
+    const plainEp = (only(plainDocs, 'ServiceMonitor') as Manifest & { spec: { endpoints: Array<Record<string, unknown>> } }).spec.endpoints[0] ?? {};
+    assert.deepEqual([plainEp.scheme, plainEp.authorization, plainEp.tlsConfig], [undefined, undefined, undefined]);
+  });
+
+  test('metrics.secure with the ServiceMonitor in another namespace: the scraper and the CA Secret are looked for there', async () => {
+    const elsewhere = { certSecret: 'metrics-tls', serviceMonitor: { enabled: true, namespace: 'monitoring' } };
+    const refused = await templateChart({ release: RELEASE, namespace: NS, values: { metrics: elsewhere } });
+    assert.notEqual(refused.code, 0, 'a CA Secret reference that cannot resolve is refused');
+    assert.match(refused.stderr, /metrics.serviceMonitor.caSecret is needed: the ServiceMonitor is in namespace monitoring, and prometheus-operator reads its CA Secret there, but metrics.certSecret metrics-tls is in /);
+    const docs = await renderChart({ release: RELEASE, namespace: NS, values: { metrics: { ...elsewhere, serviceMonitor: { ...elsewhere.serviceMonitor, caSecret: 'secondcron-ca' } } } });
+    const sm = only(docs, 'ServiceMonitor') as Manifest & { spec: { endpoints: Array<Record<string, unknown>> } };
+    assert.equal(sm.metadata?.namespace, 'monitoring');
+    assert.deepEqual(sm.spec.endpoints[0]?.tlsConfig, { serverName: `${FULLNAME}-metrics.${NS}.svc`, ca: { secret: { name: 'secondcron-ca', key: 'ca.crt' } } });
+    const scraper = `${FULLNAME}-metrics-scraper`;
+    assert.equal(only(docs, 'ServiceAccount', scraper).metadata?.namespace, 'monitoring');
+    assert.equal(only(docs, 'Secret', scraper).metadata?.namespace, 'monitoring', 'the credentials Secret is where prometheus-operator reads it');
+    assert.deepEqual(plain(only<V1ClusterRoleBinding>(docs, 'ClusterRoleBinding', scraper).subjects), [{ kind: 'ServiceAccount', name: scraper, namespace: 'monitoring' }]);
   });
 
   test('NetworkPolicy: ingress only to the metrics and health ports, egress only to the API server and DNS', async () => {
