@@ -52,6 +52,8 @@ export interface SecondCronJobStatus {
   lastScheduleTime?: string;
   lastSuccessfulTime?: string;
   nextScheduleTime?: string;
+  /** spec.schedule with `H` resolved (as it runs). */
+  resolvedSchedule?: string;
   activeCount?: number;
   active?: ObjectReference[];
   conditions?: Condition[];

@@ -501,6 +501,7 @@ export class Controller {
       scj,
       ownedJobs: this.ownedJobs(key, scj, rec),
       nextSlotMs: this.scheduler.nextSlot(key),
+      resolvedSchedule: rec.compiled.ok ? rec.compiled.resolvedSchedule : undefined,
       lastScheduledMs: rec.lastScheduledMs,
       ready: this.readyState(scj, rec),
       readyGeneration: this.readyGeneration(scj, rec),

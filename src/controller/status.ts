@@ -13,6 +13,8 @@ export interface StatusInputs {
   scj: SecondCronJob;
   ownedJobs: readonly Job[];
   nextSlotMs: number | null;
+  /** The cron schedule as it runs (`H` resolved); undefined for intervals and invalid schedules. */
+  resolvedSchedule: string | undefined;
   /** Slots this leader created or found already created, not yet visible in the Job cache. */
   lastScheduledMs: number | undefined;
   ready: ReadyState;
@@ -41,6 +43,7 @@ export function desiredStatus(inp: StatusInputs): SecondCronJobStatus {
   if (lastSchedule) status.lastScheduleTime = lastSchedule;
   if (lastSuccess) status.lastSuccessfulTime = lastSuccess;
   if (inp.nextSlotMs !== null) status.nextScheduleTime = rfc3339(inp.nextSlotMs);
+  if (inp.resolvedSchedule !== undefined) status.resolvedSchedule = inp.resolvedSchedule;
   return status;
 }
 

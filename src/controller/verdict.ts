@@ -3,16 +3,20 @@
 // dry run of the Job a slot would create (InvalidJobTemplate).
 import { ApiError } from '../kube/api-error.js';
 import type { RestClient } from '../kube/rest.js';
-import { type CompileResult, compileSchedule } from '../schedule/index.js';
+import { type CompileResult, compileSchedule, hashIdentity } from '../schedule/index.js';
 import { type SecondCronJob, jobsPath } from './api.js';
 import { buildJob } from './job-builder.js';
 
-/** Intervals are anchored on creationTimestamp; nowMs only checks that a cron schedule fires at all. */
+/**
+ * Intervals are anchored on creationTimestamp; `H` in a cron schedule hashes namespace/name; nowMs
+ * only checks that a cron schedule fires at all.
+ */
 export function compileSecondCronJob(scj: SecondCronJob, nowMs: number): CompileResult {
   return compileSchedule(
     { schedule: scj.spec.schedule, intervalSeconds: scj.spec.intervalSeconds, timeZone: scj.spec.timeZone },
     Date.parse(scj.metadata.creationTimestamp),
     nowMs,
+    hashIdentity(scj.metadata.namespace, scj.metadata.name),
   );
 }
 

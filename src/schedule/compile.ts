@@ -1,6 +1,7 @@
 import type { CompileResult, ScheduleSpec } from './types.js';
 import { type CronParseResult, parseCron } from './cron-expression.js';
 import { closestZoneName } from './closest-zone.js';
+import { resolveHashes } from './hashed-fields.js';
 import { CronWallMatcher } from './cron-wall-matcher.js';
 import { CronSlotSource, HORIZON_YEARS } from './cron-slot-source.js';
 import { IntervalSlotSource } from './interval-slot-source.js';
@@ -12,9 +13,10 @@ import { UTC_ZONE, isKnownTimeZone, zoneOffsetsFor } from './zone-offsets.js';
  * predate the schema or come from elsewhere, and a bad spec must never crash the operator.
  *
  * anchorMs: the resource's creationTimestamp (interval anchor). nowMs: only used to check that the
- * schedule fires at all within the next HORIZON_YEARS.
+ * schedule fires at all within the next HORIZON_YEARS. identity: what `H` hashes (hashIdentity:
+ * `<namespace>/<name>`); the schedule that runs is the resolved expression, DST rules included.
  */
-export function compileSchedule(spec: ScheduleSpec, anchorMs: number, nowMs: number): CompileResult {
+export function compileSchedule(spec: ScheduleSpec, anchorMs: number, nowMs: number, identity: string): CompileResult {
   const hasSchedule = spec.schedule !== undefined && spec.schedule !== null;
   const hasInterval = spec.intervalSeconds !== undefined && spec.intervalSeconds !== null;
   const hasTimeZone = spec.timeZone !== undefined && spec.timeZone !== null && spec.timeZone !== '';
@@ -44,8 +46,15 @@ export function compileSchedule(spec: ScheduleSpec, anchorMs: number, nowMs: num
     const hint = closest === undefined ? '' : `; did you mean ${JSON.stringify(closest)}?`;
     return { ok: false, reason: 'UnknownTimeZone', message: `unknown time zone ${JSON.stringify(timeZone)}${hint}` };
   }
-  const parsed = parsedCron(expression);
-  if (!parsed.ok) return invalid(parsed.message);
+  const resolved = resolveHashes(expression, identity);
+  if (!resolved.ok) return invalid(resolved.message);
+  const resolvedSchedule = resolved.expression;
+  const parsed = parsedCron(resolvedSchedule);
+  if (!parsed.ok) {
+    if (resolvedSchedule === expression) return invalid(parsed.message);
+    const quoted = `schedule ${JSON.stringify(resolvedSchedule)}`;
+    return invalid(parsed.message.replace(quoted, `schedule ${JSON.stringify(expression)} (resolved ${JSON.stringify(resolvedSchedule)})`));
+  }
 
   const zone = hasTimeZone ? zoneOffsetsFor(timeZone) : UTC_ZONE;
   const source = new CronSlotSource(parsed.matcher, zone, parsed.fields.wallClockWildcard);
@@ -54,8 +63,9 @@ export function compileSchedule(spec: ScheduleSpec, anchorMs: number, nowMs: num
       `schedule ${JSON.stringify(expression)}: never fires (no matching time within ${HORIZON_YEARS} years)`,
     );
   }
-  const expanded = parsed.fields.normalized === expression.trim() ? '' : ` (${parsed.fields.normalized})`;
-  return { ok: true, source, describe: `cron ${JSON.stringify(expression)}${expanded} in ${timeZone}` };
+  const hashed = resolvedSchedule === expression ? '' : ` resolved to ${JSON.stringify(resolvedSchedule)}`;
+  const expanded = parsed.fields.normalized === resolvedSchedule.trim() ? '' : ` (${parsed.fields.normalized})`;
+  return { ok: true, source, resolvedSchedule, describe: `cron ${JSON.stringify(expression)}${hashed}${expanded} in ${timeZone}` };
 }
 
 // Parsed expressions and their matchers are immutable, so schedules with the same expression share

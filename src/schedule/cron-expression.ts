@@ -4,6 +4,7 @@
  * Syntax: 6 fields `sec min hour dom month dow`, or 5 fields (second = 0), or a macro (@daily ...).
  * Per field: `*`, `?` (dom/dow only), `a`, `a-b`, `*\/n`, `a-b/n`, `a/n`, comma lists; month names
  * JAN-DEC and day names SUN-SAT (any case); dow 0-7 with 0 and 7 = Sunday; `L` in dom = last day.
+ * `H` (a value hashed from the schedule's identity) is replaced before parsing: hashed-fields.ts.
  * Every mistake is reported with the field it is in, because the message ends up in a user's
  * `kubectl describe` output.
  */
@@ -48,7 +49,7 @@ const MACROS: Readonly<Record<string, string>> = {
   '@hourly': '0 0 * * * *',
 };
 
-interface FieldSpec {
+export interface FieldSpec {
   readonly name: string;
   readonly min: number;
   readonly max: number;
@@ -59,7 +60,8 @@ interface FieldSpec {
   readonly allowsLast?: boolean;
 }
 
-const FIELD_SPECS: readonly FieldSpec[] = [
+/** The six fields in order, with the bounds the parser accepts. */
+export const FIELD_SPECS: readonly FieldSpec[] = [
   { name: 'second', min: 0, max: 59 },
   { name: 'minute', min: 0, max: 59 },
   { name: 'hour', min: 0, max: 23 },

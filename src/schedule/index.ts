@@ -2,3 +2,4 @@
 export type { SlotSource, ScheduleSpec, CompileResult } from './types.js';
 export { compileSchedule } from './compile.js';
 export { latestSlotAtOrBefore } from './latest-slot.js';
+export { hashIdentity } from './hashed-fields.js';

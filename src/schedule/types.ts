@@ -12,5 +12,11 @@ export interface ScheduleSpec {
 }
 
 export type CompileResult =
-  | { ok: true; source: SlotSource; describe: string }
+  | {
+      ok: true;
+      source: SlotSource;
+      describe: string;
+      /** A cron schedule as it runs: `H` items replaced by their hashed values (else the schedule as written). */
+      resolvedSchedule?: string;
+    }
   | { ok: false; reason: 'InvalidSchedule' | 'UnknownTimeZone'; message: string };

@@ -7,7 +7,7 @@ import { compileSchedule } from '../../../src/schedule/index.js';
 const created = Date.parse('2026-12-02T10:00:00Z');
 
 function source(spec: { schedule?: string; intervalSeconds?: number }) {
-  const r = compileSchedule(spec, created, created);
+  const r = compileSchedule(spec, created, created, 'default/catch-up');
   assert.ok(r.ok);
   return r.source;
 }

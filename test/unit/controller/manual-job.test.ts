@@ -59,10 +59,10 @@ test('status: a running manual Job is in the active list, in creation order; it 
   const jobs = [job('hb-1796205612', { slot: '2026-12-02T10:00:12Z' }), manualJob('hb-manual-bcdfg', '2026-12-02T10:00:10Z'), job('hb-1796205605', { slot: '2026-12-02T10:00:05Z' })];
   assert.ok(jobs.every((j) => isOwnedBy(j, owner)));
   const ready = { status: 'True' as const, reason: 'Scheduled', message: '' };
-  const s = desiredStatus({ scj: owner, ownedJobs: jobs, nextSlotMs: null, lastScheduledMs: undefined, ready, readyGeneration: 1, nowMs: now });
+  const s = desiredStatus({ scj: owner, ownedJobs: jobs, nextSlotMs: null, lastScheduledMs: undefined, resolvedSchedule: undefined, ready, readyGeneration: 1, nowMs: now });
   assert.deepEqual(s.active?.map((r) => r.name), ['hb-1796205605', 'hb-manual-bcdfg', 'hb-1796205612']);
   assert.equal(s.lastScheduleTime, '2026-12-02T10:00:12Z');
-  const onlyManual = desiredStatus({ scj: scj(), ownedJobs: [manualJob('hb-manual-bcdfg', '2026-12-02T10:00:10Z')], nextSlotMs: null, lastScheduledMs: undefined, ready, readyGeneration: 1, nowMs: now });
+  const onlyManual = desiredStatus({ scj: scj(), ownedJobs: [manualJob('hb-manual-bcdfg', '2026-12-02T10:00:10Z')], nextSlotMs: null, lastScheduledMs: undefined, resolvedSchedule: undefined, ready, readyGeneration: 1, nowMs: now });
   assert.equal(onlyManual.lastScheduleTime, undefined);
   assert.equal(onlyManual.activeCount, 1);
 });

@@ -14,7 +14,7 @@ test('status is derived from the owned Jobs: active list, last schedule, last su
     job('hb-2', { slot: '2026-12-02T10:00:08Z' }),
     job('hb-3', { slot: '2026-12-02T10:00:09Z' }),
   ];
-  const s = desiredStatus({ scj: owner, ownedJobs: jobs, nextSlotMs: now + 1000, lastScheduledMs: undefined, ready, readyGeneration: 1, nowMs: now });
+  const s = desiredStatus({ scj: owner, ownedJobs: jobs, nextSlotMs: now + 1000, lastScheduledMs: undefined, resolvedSchedule: undefined, ready, readyGeneration: 1, nowMs: now });
   assert.equal(s.observedGeneration, 1);
   assert.equal(s.lastScheduleTime, '2026-12-02T10:00:09Z');
   assert.equal(s.lastSuccessfulTime, '2026-12-02T10:00:06Z');
@@ -27,10 +27,10 @@ test('status is derived from the owned Jobs: active list, last schedule, last su
 test('a slot created moments ago counts before its Job reaches the cache; older status is never moved back', () => {
   const owner = scj({}, {});
   owner.status = { lastScheduleTime: '2026-12-02T10:00:30Z' };
-  const s = desiredStatus({ scj: owner, ownedJobs: [], nextSlotMs: null, lastScheduledMs: Date.parse('2026-12-02T10:00:20Z'), ready, readyGeneration: 1, nowMs: now });
+  const s = desiredStatus({ scj: owner, ownedJobs: [], nextSlotMs: null, lastScheduledMs: Date.parse('2026-12-02T10:00:20Z'), resolvedSchedule: undefined, ready, readyGeneration: 1, nowMs: now });
   assert.equal(s.lastScheduleTime, '2026-12-02T10:00:30Z');
   assert.equal(s.nextScheduleTime, undefined);
-  const s2 = desiredStatus({ scj: scj(), ownedJobs: [], nextSlotMs: null, lastScheduledMs: Date.parse('2026-12-02T10:00:20Z'), ready, readyGeneration: 1, nowMs: now });
+  const s2 = desiredStatus({ scj: scj(), ownedJobs: [], nextSlotMs: null, lastScheduledMs: Date.parse('2026-12-02T10:00:20Z'), resolvedSchedule: undefined, ready, readyGeneration: 1, nowMs: now });
   assert.equal(s2.lastScheduleTime, '2026-12-02T10:00:20Z');
 });
 
@@ -45,7 +45,7 @@ test('condition keeps lastTransitionTime while its status is unchanged', () => {
 });
 
 test('statusEquals ignores key order (the API server sorts keys) but sees real changes', () => {
-  const a = desiredStatus({ scj: scj(), ownedJobs: [], nextSlotMs: now, lastScheduledMs: undefined, ready, readyGeneration: 1, nowMs: now });
+  const a = desiredStatus({ scj: scj(), ownedJobs: [], nextSlotMs: now, lastScheduledMs: undefined, resolvedSchedule: undefined, ready, readyGeneration: 1, nowMs: now });
   const reordered = JSON.parse(JSON.stringify(a, Object.keys(a).sort().concat(['type', 'status', 'reason', 'message', 'lastTransitionTime', 'observedGeneration'])));
   assert.equal(statusEquals(reordered, a), true);
   assert.equal(statusEquals({ ...a, nextScheduleTime: '2030-01-01T00:00:00Z' }, a), false);
@@ -53,4 +53,11 @@ test('statusEquals ignores key order (the API server sorts keys) but sees real c
   assert.equal(statusEquals({ ...a, lastSuccessfulTime: undefined }, a), true, 'an undefined member is an absent one');
   assert.equal(statusEquals({ ...a, activeCount: 1, active: [{ apiVersion: 'batch/v1', kind: 'Job', name: 'j', namespace: 'ns', uid: 'u' }] }, { ...a, activeCount: 1, active: [{ apiVersion: 'batch/v1', kind: 'Job', name: 'j', namespace: 'ns', uid: 'v' }] }), false, 'nested changes count');
   assert.equal(statusEquals({ ...a, active: [] }, a), true, 'an empty active list is no list (the API server drops it)');
+});
+
+test('resolvedSchedule is the cron schedule as it runs, and absent when there is none (interval, invalid)', () => {
+  const hashed = desiredStatus({ scj: scj({ intervalSeconds: undefined, schedule: 'H * * * * *' }), ownedJobs: [], nextSlotMs: null, lastScheduledMs: undefined, resolvedSchedule: '49 * * * * *', ready, readyGeneration: 1, nowMs: now });
+  assert.equal(hashed.resolvedSchedule, '49 * * * * *');
+  const none = desiredStatus({ scj: scj(), ownedJobs: [], nextSlotMs: null, lastScheduledMs: undefined, resolvedSchedule: undefined, ready, readyGeneration: 1, nowMs: now });
+  assert.equal(Object.hasOwn(none, 'resolvedSchedule'), false);
 });

@@ -4,9 +4,10 @@ import { compileSchedule, type CompileResult, type ScheduleSpec } from '../../..
 import { ms } from './helpers.js';
 
 const NOW = ms('2026-12-02T10:00:00Z');
+const ID = 'default/heartbeat';
 
 function failure(spec: ScheduleSpec): Extract<CompileResult, { ok: false }> {
-  const result = compileSchedule(spec, NOW, NOW);
+  const result = compileSchedule(spec, NOW, NOW, ID);
   if (result.ok) assert.fail(`expected ${JSON.stringify(spec)} to be rejected`);
   return result;
 }
@@ -19,12 +20,12 @@ describe('compileSchedule', () => {
       assert.equal(result.reason, 'InvalidSchedule');
       assert.equal(result.message, `schedule "${schedule}": never fires (no matching time within 30 years)`);
     }
-    const zoned = compileSchedule({ schedule: '0 0 0 31 4 *', timeZone: 'Europe/Berlin' }, NOW, NOW);
+    const zoned = compileSchedule({ schedule: '0 0 0 31 4 *', timeZone: 'Europe/Berlin' }, NOW, NOW, ID);
     assert.equal(zoned.ok, false);
   });
 
   it('accepts an impossible dom when dow is also restricted (Vixie OR: fires on the weekday)', () => {
-    const result = compileSchedule({ schedule: '0 0 0 30 2 MON' }, NOW, NOW);
+    const result = compileSchedule({ schedule: '0 0 0 30 2 MON' }, NOW, NOW, ID);
     assert.ok(result.ok);
     assert.equal(result.source.next(NOW), ms('2027-02-01T00:00:00Z'));
   });
@@ -66,15 +67,15 @@ describe('compileSchedule', () => {
   });
 
   it('defaults to UTC and describes the schedule', () => {
-    const cron = compileSchedule({ schedule: '0 0 * * *' }, NOW, NOW);
+    const cron = compileSchedule({ schedule: '0 0 * * *' }, NOW, NOW, ID);
     assert.ok(cron.ok);
     assert.equal(cron.describe, 'cron "0 0 * * *" (0 0 0 * * *) in UTC');
     assert.equal(cron.source.next(NOW), ms('2026-12-03T00:00:00Z'));
-    const zoned = compileSchedule({ schedule: '0 0 0 * * *', timeZone: 'Asia/Tokyo' }, NOW, NOW);
+    const zoned = compileSchedule({ schedule: '0 0 0 * * *', timeZone: 'Asia/Tokyo' }, NOW, NOW, ID);
     assert.ok(zoned.ok);
     assert.equal(zoned.describe, 'cron "0 0 0 * * *" in Asia/Tokyo');
     assert.equal(zoned.source.next(NOW), ms('2026-12-02T15:00:00Z'));
-    const interval = compileSchedule({ intervalSeconds: 5 }, NOW, NOW);
+    const interval = compileSchedule({ intervalSeconds: 5 }, NOW, NOW, ID);
     assert.ok(interval.ok);
     assert.equal(interval.describe, 'every 5s from 2026-12-02T10:00:00.000Z');
   });

@@ -10,8 +10,8 @@ export const ms = (iso: string): number => {
 export const iso = (t: number | null): string | null => (t === null ? null : new Date(t).toISOString());
 
 /** Compiles a spec that the test expects to be valid. */
-export function source(spec: ScheduleSpec, nowIso = '2026-01-01T00:00:00Z', anchorIso = '2026-01-01T00:00:00Z'): SlotSource {
-  const result = compileSchedule(spec, ms(anchorIso), ms(nowIso));
+export function source(spec: ScheduleSpec, nowIso = '2026-01-01T00:00:00Z', anchorIso = '2026-01-01T00:00:00Z', identity = 'default/test'): SlotSource {
+  const result = compileSchedule(spec, ms(anchorIso), ms(nowIso), identity);
   if (!result.ok) assert.fail(`expected ${JSON.stringify(spec)} to compile, got ${result.message}`);
   return result.source;
 }

@@ -11,7 +11,7 @@ const toSchedule = (s: SlotSource): ScheduleSlotSource => s;
 
 describe('Scheduler with the real slot math (src/schedule)', () => {
   it('a 6-field cron with a time zone fires every slot once, exactly, for an hour', () => {
-    const compiled = compileSchedule({ schedule: '*/5 * * * * *', timeZone: 'Europe/Berlin' }, W, W);
+    const compiled = compileSchedule({ schedule: '*/5 * * * * *', timeZone: 'Europe/Berlin' }, W, W, 'default/with-schedule');
     assert.ok(compiled.ok);
     const h = makeHarness({ clock: { monoStartMs: 0 } });
     h.scheduler.set('cron', toSchedule(toScheduler(compiled.source)));
@@ -25,7 +25,7 @@ describe('Scheduler with the real slot math (src/schedule)', () => {
   });
 
   it('an interval spec after a stall: only the latest missed slot fires', () => {
-    const compiled = compileSchedule({ intervalSeconds: 2 }, W, W);
+    const compiled = compileSchedule({ intervalSeconds: 2 }, W, W, 'default/with-schedule');
     assert.ok(compiled.ok);
     const h = makeHarness({ clock: { monoStartMs: 0 } });
     h.scheduler.set('every2', compiled.source);
