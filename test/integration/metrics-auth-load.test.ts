@@ -45,6 +45,8 @@ class ReviewTap {
   open = 0;
   peak = 0;
   junkReviews = 0;
+  /** TokenReviews of the known (Prometheus') token. */
+  knownReviews = 0;
   private server: Server | undefined;
   private readonly upstream: Agent;
 
@@ -71,6 +73,7 @@ class ReviewTap {
       this.peak = Math.max(this.peak, ++this.open);
       const token = (JSON.parse(body.toString('utf8')) as { spec?: { token?: string } }).spec?.token;
       if (token !== undefined && !this.knownTokens.has(token)) this.junkReviews++;
+      if (token !== undefined && this.knownTokens.has(token)) this.knownReviews++;
     }
     // A watch the operator ends (or a stopped operator) ends its upstream request too.
     const gone = new AbortController();
@@ -133,13 +136,15 @@ function p99Between(before: Map<number, number>, after: Map<number, number>): { 
   return { p99: Number.NaN, count };
 }
 
-describe('secure /metrics under a flood of junk tokens', { timeout: 240_000 }, () => {
+describe('secure /metrics under a flood of junk tokens', { timeout: 300_000 }, () => {
   let ns: TestNamespace | undefined;
   let operator: OperatorProcess | undefined;
   let prom: PrometheusServer | undefined;
   let tap: ReviewTap | undefined;
   let scratch = '';
   let promToken = '';
+  /** When Prometheus' first scrape was seen to succeed: its token was reviewed just before. */
+  let firstScrapeAt = 0;
   const reader = `secondcron-metrics-reader-${randomBytes(3).toString('hex')}`;
   const insecure = new Agent({ connect: { rejectUnauthorized: false }, connections: CONNECTIONS, pipelining: 1 });
 
@@ -181,7 +186,8 @@ describe('secure /metrics under a flood of junk tokens', { timeout: 240_000 }, (
     await eventually('Prometheus scrapes the operator', async () => {
       const [up] = await running.vector('up{job="secondcron"}');
       return Number(up?.value[1]) === 1 ? true : undefined;
-    }, { timeoutMs: 30_000 });
+    }, { timeoutMs: 30_000, intervalMs: 200 });
+    firstScrapeAt = Date.now();
   });
 
   after(async () => {
@@ -197,11 +203,17 @@ describe('secure /metrics under a flood of junk tokens', { timeout: 240_000 }, (
 
   test('at most the cap of reviews at the API server, every junk request answered 401 or 503, Prometheus keeps scraping', async (t) => {
     assert.ok(tap && prom && operator);
-    // A quiet 10 s first, for the trigger latency without the flood.
+    // The flood starts 52 s after Prometheus' token was first reviewed, so that its 1 min
+    // authentication entry expires in the middle of it: Prometheus must get a review through the
+    // flood (the lane kept for tokens seen accepted). The 10 s before are the quiet baseline for
+    // the trigger latency.
+    const floodAt = firstScrapeAt + 52_000;
+    await new Promise((r) => setTimeout(r, Math.max(0, floodAt - FLOOD_MS - Date.now())));
     const quietStart = latencyBuckets(await metricsText());
-    await new Promise((r) => setTimeout(r, FLOOD_MS));
+    await new Promise((r) => setTimeout(r, Math.max(0, floodAt - Date.now())));
     const floodStart = latencyBuckets(await metricsText());
     const reviewsBefore = tap.junkReviews;
+    const knownBefore = tap.knownReviews;
     const startedAt = Date.now();
 
     const statuses = new Map<number, number>();
@@ -240,12 +252,16 @@ describe('secure /metrics under a flood of junk tokens', { timeout: 240_000 }, (
     assert.equal(counted('throttled'), throttled);
     assert.equal(counted('unauthenticated'), unauthorized);
 
-    // Prometheus scraped every second through the flood: no failed scrape in the window.
+    // Prometheus kept scraping every second through the flood, its token reviewed again in the middle
+    // of it (at most one scrape lost to a loaded machine's 1 s scrape timeout).
+    assert.ok(tap.knownReviews - knownBefore >= 1, 'Prometheus\' token was reviewed again during the flood');
     const windowS = Math.ceil(floodMs / 1000) + 2;
-    const [minUp] = await prom.vector(`min_over_time(up{job="secondcron"}[${windowS}s])`);
     const [scrapes] = await prom.vector(`count_over_time(up{job="secondcron"}[${windowS}s])`);
-    assert.equal(Number(minUp?.value[1]), 1, `a scrape failed during the flood: ${JSON.stringify(await prom.targets())}`);
-    assert.ok(Number(scrapes?.value[1]) >= windowS - 3, `scrapes in the last ${windowS} s: ${scrapes?.value[1]}`);
+    const [succeeded] = await prom.vector(`sum_over_time(up{job="secondcron"}[${windowS}s])`);
+    const failed = Number(scrapes?.value[1]) - Number(succeeded?.value[1]);
+    t.diagnostic(`Prometheus: ${succeeded?.value[1]} of ${scrapes?.value[1]} scrapes in the last ${windowS} s succeeded; its token reviewed ${tap.knownReviews - knownBefore}× during the flood`);
+    assert.ok(Number(scrapes?.value[1]) >= windowS - 2, `scrapes in the last ${windowS} s: ${scrapes?.value[1]}`);
+    assert.ok(failed <= 1, `${failed} scrapes failed during the flood: ${JSON.stringify(await prom.targets())}`);
 
     const quiet = p99Between(quietStart, floodStart);
     const flood = p99Between(floodStart, floodEnd);
