@@ -9,6 +9,7 @@ CLUSTER_DIR := .cluster
 # Built once per pinned version set into ~/.cache/secondcron (outside the clone, shared by reruns).
 BIN_DIR      = $(shell test/cluster/build-binaries.sh | tail -n 1)
 NODE_BIN_DIR = $(shell test/cluster/build-node-binaries.sh | tail -n 1)
+RELEASE_TOOLS_DIR = $(shell test/cluster/build-release-tools.sh | tail -n 1)
 # REAL_NODE=1 make cluster-up: a real kubelet node (containerd, runc, CNI, kube-proxy) besides the fake ones.
 REAL_NODE   ?=
 
@@ -51,13 +52,27 @@ node-binaries: ## build the real test node (kubelet, kube-proxy, containerd, run
 prometheus: ## install prometheus + promtool from Debian if missing (integration tests run them; no daemon)
 	@command -v promtool >/dev/null && command -v prometheus >/dev/null || test/cluster/apt-install.sh prometheus
 
+.PHONY: release-tools
+release-tools: ## build krew and the test OCI registry (cached in ~/.cache/secondcron)
+	@test/cluster/build-release-tools.sh
+
+.PHONY: plugin-executable
+plugin-executable: build-test ## the kubectl plugin as one executable without Node.js (linux/amd64) + its krew manifest → dist/release/
+	$(NODE) build/release/plugin-executable.js
+
+REGISTRY ?=
+.PHONY: release
+release: build-test binaries ## push image + chart to REGISTRY=host[/path] (OCI); plugin executable, krew manifest, npm package → dist/release/ (docs/releasing.md)
+	rm -rf dist && $(MAKE) build
+	REGISTRY=$(REGISTRY) HELM=$(BIN_DIR)/helm release/release.sh
+
 .PHONY: image
 image: ## build the Dockerfile with buildah (no Docker) into an OCI archive in ~/.cache/secondcron, import it into the real node if one is up; last line: the image reference
 	@CLUSTER_DIR=$(CLUSTER_DIR) test/image/build.sh
 
 .PHONY: test-integration
-test-integration: build build-test binaries prometheus ## integration tests against a real local control plane (one file: TESTS=test/integration/smoke.test.ts)
-	SECONDCRON_BIN_DIR=$(BIN_DIR) $(NODE) build/test/cluster/run-integration.js $(TESTS)
+test-integration: build build-test binaries release-tools prometheus ## integration tests against a real local control plane (one file: TESTS=test/integration/smoke.test.ts)
+	SECONDCRON_BIN_DIR=$(BIN_DIR) SECONDCRON_RELEASE_TOOLS_DIR=$(RELEASE_TOOLS_DIR) $(NODE) build/test/cluster/run-integration.js $(TESTS)
 
 .PHONY: e2e
 e2e: build build-test binaries node-binaries prometheus ## end-to-end: `make image` + the Helm chart as pods on a real kubelet node (root; one file: TESTS=test/e2e/<f>.test.ts)
@@ -69,9 +84,15 @@ test: test-unit test-integration e2e ## everything CI runs
 
 BENCH_QUICK ?=
 .PHONY: bench
-bench: deps binaries ## benchmark vs the upstream CronJob controller → bench/results/ (BENCH_QUICK=1: reduced, ~6 min)
+bench: deps binaries prometheus ## benchmark vs the upstream CronJob controller → bench/results/ (BENCH_QUICK=1: reduced, ~6 min)
 	npx tsc -p tsconfig.test.json
 	SECONDCRON_BIN_DIR=$(BIN_DIR) BENCH_QUICK=$(BENCH_QUICK) $(NODE) build/bench/main.js
+
+SOAK_MINUTES ?= 60
+.PHONY: soak
+soak: deps binaries ## 100 schedules × 1 s + churn + a leader handover every 10 min, RSS/heap over time → bench/results/soak.{json,svg} (SOAK_MINUTES=60; not in CI)
+	npx tsc -p tsconfig.test.json
+	SECONDCRON_BIN_DIR=$(BIN_DIR) SOAK_MINUTES=$(SOAK_MINUTES) $(NODE) build/bench/soak.js
 
 .PHONY: cluster-up
 cluster-up: build-test binaries $(if $(REAL_NODE),node-binaries) ## start a local control plane in the background (.cluster/kubeconfig; REAL_NODE=1: with a real node)
@@ -95,7 +116,7 @@ chart-sync: ## copy the CRD, alert rules and dashboard into the Helm chart (test
 
 .PHONY: install
 install: ## apply the CRD to the current cluster ($$KUBECONFIG)
-	kubectl apply --server-side --force-conflicts -f config/crd/secondcronjobs.secondcron.io.yaml
+	kubectl apply -f config/crd/secondcronjobs.secondcron.io.yaml
 	for i in $$(seq 120); do [ "$$(kubectl get crd secondcronjobs.secondcron.io -o jsonpath='{.status.conditions[?(@.type=="Established")].status}')" = True ] && exit 0; sleep 0.5; done; echo "CRD not Established" >&2; exit 1
 
 .PHONY: run

@@ -12,8 +12,16 @@ export interface BuildInfo {
 
 const UNKNOWN = 'unknown';
 
-export function buildInfo(moduleDir: string = dirname(fileURLToPath(import.meta.url))): BuildInfo {
-  return { version: packageVersion(moduleDir), commit: commitNextTo(moduleDir) };
+/**
+ * Set at bundle time in the plugin's single executable (release/plugin-executable.ts, esbuild's
+ * `define`): there is no file next to the module there. Undeclared everywhere else.
+ */
+declare const SECONDCRON_BUILD_INFO: BuildInfo | undefined;
+
+export function buildInfo(moduleDir?: string): BuildInfo {
+  if (moduleDir === undefined && typeof SECONDCRON_BUILD_INFO !== 'undefined') return SECONDCRON_BUILD_INFO;
+  const dir = moduleDir ?? dirname(fileURLToPath(import.meta.url));
+  return { version: packageVersion(dir), commit: commitNextTo(dir) };
 }
 
 /** "secondcron 0.1.0 (commit 1a2b3c4d5e6f)": what --version prints. */

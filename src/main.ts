@@ -26,6 +26,7 @@ import { TokenBucket } from './kube/token-bucket.js';
 import { type Logger, createLogger } from './log.js';
 import { Manager } from './manager.js';
 import { installShutdownSignals } from './signals.js';
+import { MetricsExposition } from './metrics/exposition.js';
 import { Metrics } from './metrics/metrics.js';
 import { ScheduleGauges } from './metrics/schedule-gauges.js';
 
@@ -167,8 +168,7 @@ async function main(): Promise<void> {
     const idle = mono.nowMs() - controller.scheduler.lastWakeMonoMs();
     return idle > 6 * SCHEDULER_MAX_SLEEP_MS ? `scheduler loop has not woken for ${Math.round(idle / 1000)} s` : undefined;
   };
-  const metricsServer = await serveMetrics(cfg.metricsPort, metrics.registry, {
-    ...(scheduleGauges ? { extra: () => scheduleGauges.render() } : {}),
+  const metricsServer = await serveMetrics(cfg.metricsPort, new MetricsExposition(metrics.registry, scheduleGauges), {
     ...(cfg.metricsSecure ? { secure: await metricsSecurity(cfg.metricsCertDir, new MetricsAuthorizer({ rest, mono, log, onDecision: (result) => metrics.metricsAuth.inc({ result }) }), timers, wall.nowMs(), log) } : {}),
   });
   const healthServer = await serveHealth(cfg.healthPort, {

@@ -2,14 +2,18 @@
 // operator's KubeRest posting the operator's Job bodies (buildJob, metadata-only answers, as many
 // in flight as --max-concurrent-creates) released together on every whole second, plus a watch of
 // those Jobs decoded as the operator's Job reflector receives it (KubeRest.watch: one JSON.parse per
-// event, full objects, the owner label selector). No scheduler, queue, cache or status work: what
-// the operator spends per Job beyond this is its own.
+// event, full objects, the owner label selector). Like the operator at a history limit of 3, it also
+// deletes, once each second's creates are answered, the Jobs of the batch HISTORY + 1 seconds back
+// (the operator's own deleteJob: Background, uid precondition, answer discarded), so the server does
+// the same creates and the same deletions at the same rate (issue 24). No scheduler, queue, cache
+// or status work: what the operator spends per Job beyond this is its own.
 //
 // Started by scenarios/floor.ts: reads a FloorClientInput (JSON) on stdin, writes one
 // FloorClientOutput (JSON) on stdout, progress and errors on stderr.
 import pLimit from 'p-limit';
 
-import { LABEL_OWNER, type SecondCronJob, jobsPath } from '../../src/controller/api.js';
+import { type Job, LABEL_OWNER, type SecondCronJob, jobsPath } from '../../src/controller/api.js';
+import { deleteJob } from '../../src/controller/finalizer.js';
 import { buildJob } from '../../src/controller/job-builder.js';
 import { restFor } from './kube.js';
 import { sleep, sleepUntil } from './progress.js';
@@ -33,9 +37,14 @@ export interface FloorClientOutput {
   cpu_user_s: number;
   cpu_system_s: number;
   window_s: number;
-  /** Watch events decoded in that window (ADDED and the Job controller's MODIFIED). */
+  /** Watch events decoded in that window (ADDED, the Job controller's MODIFIED, DELETED). */
   watch_events: number;
+  /** History deletions sent in that window. */
+  deletes: number;
 }
+
+/** successfulJobsHistoryLimit's default: the operator keeps 3 finished Jobs per schedule and deletes the one before. */
+const HISTORY = 3;
 
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
@@ -82,6 +91,9 @@ async function run(input: FloorClientInput): Promise<FloorClientOutput> {
   const limit = pLimit(input.concurrency);
   let slot = input.firstSlotS;
   let created = 0;
+  let deleted = 0;
+  /** Each second's created Jobs (as answered), oldest first, until their deletion is sent. */
+  const history: Promise<Job[]>[] = [];
   /** `count` batches on consecutive whole seconds; resolves when all were answered and watched. */
   const batches = async (count: number): Promise<Array<[string, number]>> => {
     const released: Array<[string, number]> = [];
@@ -92,7 +104,21 @@ async function run(input: FloorClientInput): Promise<FloorClientOutput> {
       const jobs = Array.from({ length: input.size }, () => buildJob(input.scj, slot++ * 1000));
       for (const job of jobs) released.push([job.metadata.name, second]);
       // Not awaited: like the operator, the next second's batch does not wait for this one.
-      for (const job of jobs) creates.push(limit(() => rest.request({ verb: 'create', path, body: job, timeoutMs: 30_000, metadataOnly: true, purpose: 'job_create' })));
+      const batch = jobs.map((job) => limit(() => rest.request<Job>({ verb: 'create', path, body: job, timeoutMs: 30_000, metadataOnly: true, purpose: 'job_create' })));
+      creates.push(...batch);
+      const answered = Promise.all(batch);
+      history.push(answered);
+      // After this second's creates are answered (the operator's WritePriority), the batch HISTORY + 1 back.
+      const old = history.length > HISTORY ? history.shift() : undefined;
+      if (old) {
+        creates.push(
+          answered.then(async () => {
+            const gone = await old;
+            deleted += gone.length;
+            await Promise.all(gone.map((j) => deleteJob(rest, j)));
+          }),
+        );
+      }
       await sleep(500);
     }
     await Promise.all(creates);
@@ -106,6 +132,7 @@ async function run(input: FloorClientInput): Promise<FloorClientOutput> {
   await batches(1);
   const cpu0 = process.cpuUsage();
   const eventsBefore = events;
+  const deletedBefore = deleted;
   const t0 = performance.now();
   const released = await batches(input.batches);
   const cpu = process.cpuUsage(cpu0);
@@ -113,7 +140,7 @@ async function run(input: FloorClientInput): Promise<FloorClientOutput> {
   const watchEvents = events - eventsBefore;
   abort.abort();
   await watching;
-  return { released, creates: released.length, cpu_user_s: cpu.user / 1e6, cpu_system_s: cpu.system / 1e6, window_s: windowS, watch_events: watchEvents };
+  return { released, creates: released.length, cpu_user_s: cpu.user / 1e6, cpu_system_s: cpu.system / 1e6, window_s: windowS, watch_events: watchEvents, deletes: deleted - deletedBefore };
 }
 
 readStdin()

@@ -55,3 +55,14 @@ export function cdfPoints(values: Iterable<number>, maxPoints = 400): Array<[num
   if (out[out.length - 1]?.[1] !== 1) out.push([s[last] as number, 1]);
   return out;
 }
+
+/** Least-squares slope of y over x; null with fewer than 3 points or no spread in x. */
+export function slope(points: [number, number][]): number | null {
+  if (points.length < 3) return null;
+  const n = points.length;
+  const mx = points.reduce((s, p) => s + p[0], 0) / n;
+  const my = points.reduce((s, p) => s + p[1], 0) / n;
+  const sxx = points.reduce((s, p) => s + (p[0] - mx) ** 2, 0);
+  const sxy = points.reduce((s, p) => s + (p[0] - mx) * (p[1] - my), 0);
+  return sxx === 0 ? null : sxy / sxx;
+}

@@ -4,6 +4,7 @@
 import type { BurstResult } from '../scenarios/burst.js';
 import type { FailoverResult } from '../scenarios/failover.js';
 import type { FloorResult } from '../scenarios/floor.js';
+import type { HerdResult } from '../scenarios/herd.js';
 import type { LightResult } from '../scenarios/light.js';
 import type { ScaleResult } from '../scenarios/scale.js';
 import type { SchedulerResult } from '../scenarios/scheduler.js';
@@ -34,6 +35,7 @@ export interface Results {
   scale: ScaleResult | Failed;
   scheduler: SchedulerResult | Failed;
   failover: FailoverResult | Failed;
+  herd: HerdResult | Failed;
   targets: Target[];
 }
 
@@ -46,6 +48,7 @@ export const FIXED = {
   scale: ['schedules', 'rss_mib', 'ready_s', 'idle_cpu_pct'],
   scheduler: ['p50_ms', 'p99_ms'],
   failover: ['schedules', 'takeover_ms', 'first_job_ms', 'writes_60s'],
+  herd: ['schedules', 'zero', 'hashed', 'p99_ratio', 'max_ratio'],
 } as const;
 
 export function failed(scenario: keyof typeof FIXED, err: unknown): Failed {

@@ -33,7 +33,7 @@ export function tableRows(r: Results): Row[] {
     add('floor', `creates per second: ${fl.concurrent.concurrency} in flight / sequential`, `${fl.concurrent.perSecond} / ${fl.sequential.perSecond}`);
     const b = fl.batches;
     add('floor', `${b.size} creates released each whole second, ${fl.concurrent.concurrency} in flight (${b.batches} s): second → watch p50 / p99`, pair(b.secondToWatch.p50_ms, b.secondToWatch.p99_ms));
-    add('floor', `the same batches: client CPU per 1000 creates (own process, incl. decoding ${b.client.watch_events} watch events)`, f(b.cpu_s_per_1000_creates, 's'));
+    add('floor', `the same batches: client CPU per 1000 creates (own process, incl. ${b.client.deletes} history deletions and decoding ${b.client.watch_events} watch events)`, f(b.cpu_s_per_1000_creates, 's'));
     const lb = fl.light_batches;
     add('floor', `${lb.size} creates released each whole second (${lb.batches} s): second → watch p50 / p99; client CPU per 1000 creates`, `${pair(lb.secondToWatch.p50_ms, lb.secondToWatch.p99_ms)}; ${f(lb.cpu_s_per_1000_creates, 's')}`);
   }
@@ -78,11 +78,13 @@ export function tableRows(r: Results): Row[] {
   if (isFailed(r.efficiency)) add('efficiency', 'FAILED', r.efficiency.error.split('\n')[0] ?? '');
   else {
     const e = r.efficiency;
-    add('efficiency', `steady: API requests per Job (all, ${e.requests_per_s ?? 'n/a'}/s for ${e.jobs_per_s ?? 'n/a'} Jobs/s)`, f(e.requests_per_job, ''));
+    add('efficiency', `steady: API requests per Job, the operator's counter (all, ${e.requests_per_s ?? 'n/a'}/s for ${e.jobs_per_s ?? 'n/a'} Jobs/s)`, f(e.requests_per_job, ''));
+    add('efficiency', "steady: API requests per Job, the API server's audit log (same window)", f(e.requests_per_job_audited, ''));
     add('efficiency', `steady: requests per Job by ${e.requests_by}`, Object.entries(e.requests_by_purpose).map(([k, v]) => `${k} ${v}`).join(', '));
+    add('efficiency', 'steady: requests per Job by the audit log', Object.entries(e.requests_audited_by).map(([k, v]) => `${k} ${v}`).join(', ') || 'n/a');
     add('efficiency', 'steady: history deletes per Job (< 1: the Job controller was behind)', f(e.history_deletes_per_job, ''));
-    const judged = target('efficiency', 'requests per Job, each with its history deletion');
-    add('efficiency', 'steady: requests per Job, each with its history deletion (the larger of the two)', f(judged?.value, ''), judged);
+    const judged = target('efficiency', 'requests per Job');
+    add('efficiency', 'steady: requests per Job (the larger of the two counts)', f(judged?.value, ''), judged);
     add('efficiency', 'steady: operator CPU per 1000 Jobs', f(e.cpu_s_per_1000_jobs, 's'), target('efficiency', 'CPU per 1000 Jobs'));
     add('efficiency', 'floor client CPU per 1000 creates; operator / floor', `${f(e.floor_cpu_s_per_1000_creates, 's')}; ${f(e.cpu_vs_floor, '×')}`);
   }
@@ -92,9 +94,11 @@ export function tableRows(r: Results): Row[] {
     const b = r.burst;
     const sideRow = (name: string, s: typeof b.secondcron): void =>
       add('burst', `${name}: ${s.seen}/${s.schedules} Jobs; first / p50 / p99 / last after the slot`, `${f(s.first_ms, '')} / ${f(s.p50_ms, '')} / ${f(s.p99_ms, '')} / ${f(s.last_ms)}`);
-    sideRow('secondcron', b.secondcron);
-    sideRow('CronJob (upstream)', b.cronjob);
-    add('burst', 'CronJob last / secondcron last', f(b.ratio_last, '×'), target('burst', 'CronJob last / ours last'));
+    sideRow('secondcron (median round)', b.secondcron);
+    sideRow('CronJob (upstream, median round)', b.cronjob);
+    const lasts = (sides: typeof b.rounds.secondcron): string => sides.map((s) => f(s.last_ms, '')).join(', ');
+    add('burst', `last Job in each of ${b.rounds.secondcron.length} rounds: secondcron / CronJob`, `${lasts(b.rounds.secondcron)} / ${lasts(b.rounds.cronjob)} ms`);
+    add('burst', `CronJob last / secondcron last (medians)${b.timed_out.length ? ` — no ratio: ${b.timed_out.join(' and ')} timed out` : ''}`, f(b.ratio_last, '×'), target('burst', 'CronJob last / ours last'));
     const d = b.cronjob_default_qps;
     if (d === null || 'error' in d) add('burst', 'CronJob at kube-controller-manager defaults: FAILED', (d?.error ?? 'not run').split('\n')[0] ?? '');
     else {
@@ -111,8 +115,9 @@ export function tableRows(r: Results): Row[] {
   else {
     const s = r.scale;
     add('scale', 'schedules (created before start, per second)', `${s.schedules} (${s.create_per_s}/s)`);
-    add('scale', 'RSS peak', f(s.rss_mib, 'MiB'), target('scale', 'RSS (peak)'));
-    add('scale', 'RSS idle / VmHWM; heap used peak / idle', `${f(s.rss_idle_mib, '')} / ${f(s.rss_hwm_mib, 'MiB')}; ${f(s.heap_used_mib, '')} / ${f(s.heap_used_idle_mib, 'MiB')}`);
+    add('scale', 'RSS peak (VmHWM, /proc)', f(s.rss_mib, 'MiB'), target('scale', 'RSS (peak)'));
+    add('scale', 'RSS sampled peak / idle; heap used peak / idle', `${f(s.rss_sampled_mib, '')} / ${f(s.rss_idle_mib, 'MiB')}; ${f(s.heap_used_mib, '')} / ${f(s.heap_used_idle_mib, 'MiB')}`);
+    add('scale', `Prometheus every ${s.prometheus_interval_s} s: scrapes (failed), longest, samples`, `${s.prometheus_scrapes ?? 'n/a'} (${s.prometheus_scrapes_failed ?? 'n/a'}), ${f(s.prometheus_scrape_max_ms, 'ms')}, ${s.prometheus_samples ?? 'n/a'}`);
     add('scale', 'start → ready (readyz 200 and all scheduled)', f(s.ready_s, 's'), target('scale', 'start → ready'));
     add('scale', 'start → caches synced / leader / all finalizers + status written / last start-up write', `${f(s.caches_synced_s, '')} / ${f(s.leader_s, '')} / ${f(s.writes_done_s, '')} / ${f(s.writes_quiet_s, 's')}`);
     add('scale', `idle CPU over ${s.idle_seconds} s (/proc cross-check)${s.settled ? '' : ' — start-up writes NOT finished'}`, `${f(s.idle_cpu_pct, '%')} (${f(s.idle_cpu_pct_proc, '%')})`, target('scale', 'idle CPU'));
@@ -136,6 +141,16 @@ export function tableRows(r: Results): Row[] {
     add('failover', 'other schedules changed (watch): status / finalizer / other, Events, Jobs', `${c.status} / ${c.finalizer} / ${c.other}, ${c.events}, ${c.jobs}`);
     add('failover', 'writes by verb' + (x.writes_by_purpose ? ' / by purpose' : ''), [x.writes_by_verb, x.writes_by_purpose ?? {}].map((o) => Object.entries(o).map(([k, v]) => `${k} ${v}`).join(', ')).filter(Boolean).join(' / '));
     add('failover', 'follower writes in the same window; new leader CPU', `${x.follower_writes ?? 'n/a'}; ${f(x.new_leader_cpu_pct, '%')}`);
+  }
+
+  if (isFailed(r.herd)) add('herd', 'FAILED', r.herd.error.split('\n')[0] ?? '');
+  else {
+    const h = r.herd;
+    for (const s of [h.zero, h.hashed]) {
+      add('herd', `"${s.schedule}" × ${h.schedules}, ${h.minutes} min: seen / expected; busiest second; seconds used`, `${s.seen} / ${s.expected}; ${s.busiest_second}; ${s.seconds_used}`);
+      add('herd', `"${s.schedule}": slot → watch p50 / p99 / longest wait`, `${f(s.p50_ms, '')} / ${f(s.p99_ms, '')} / ${f(s.max_ms)}`);
+    }
+    add('herd', 'zero / H: p99; longest wait', `${f(h.p99_ratio, '×')}; ${f(h.max_ratio, '×')}`);
   }
 
   if (isFailed(r.scheduler)) add('scheduler', 'FAILED', r.scheduler.error.split('\n')[0] ?? '');

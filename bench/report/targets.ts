@@ -36,7 +36,7 @@ export function judgeTargets(f: Figures): Target[] {
     { scenario: 'steady', figure: 'missed', value: f.steady.missed, unit: '', target: '0', met: judge(f.steady.missed, (v) => v === 0) },
     { scenario: 'light', figure: 'p50 / floor sequential p50', value: f.light.p50Ratio, unit: '×', target: '≤ 1.5×', met: judge(f.light.p50Ratio, (v) => v <= 1.5) },
     { scenario: 'light', figure: 'p99 / floor sequential p99', value: f.light.p99Ratio, unit: '×', target: '≤ 2×', met: judge(f.light.p99Ratio, (v) => v <= 2) },
-    { scenario: 'efficiency', figure: 'requests per Job, each with its history deletion', value: f.efficiency.requestsPerJob, unit: '', target: '≤ 2.3', met: judge(f.efficiency.requestsPerJob, (v) => v <= 2.3) },
+    { scenario: 'efficiency', figure: 'requests per Job', value: f.efficiency.requestsPerJob, unit: '', target: '≤ 2.3', met: judge(f.efficiency.requestsPerJob, (v) => v <= 2.3) },
     {
       scenario: 'efficiency',
       figure: 'CPU per 1000 Jobs',
@@ -46,9 +46,9 @@ export function judgeTargets(f: Figures): Target[] {
       met: twiceFloorCpu === null ? null : judge(f.efficiency.cpuPer1000, (v) => v <= twiceFloorCpu),
     },
     { scenario: 'burst', figure: 'CronJob last / ours last', value: f.ratioLast, unit: '×', target: '≥ 10×', met: judge(f.ratioLast, (v) => v >= 10) },
-    { scenario: 'scale', figure: 'RSS (peak)', value: f.scale.rss, unit: 'MiB', target: '≤ 200 MiB', met: judge(f.scale.rss, (v) => v <= 200) },
+    { scenario: 'scale', figure: 'RSS (peak)', value: f.scale.rss, unit: 'MiB', target: '≤ 160 MiB', met: judge(f.scale.rss, (v) => v <= 160) },
     { scenario: 'scale', figure: 'start → ready', value: f.scale.ready, unit: 's', target: '≤ 15 s', met: judge(f.scale.ready, (v) => v <= 15) },
-    { scenario: 'scale', figure: 'idle CPU', value: f.scale.idleCpu, unit: '%', target: '≤ 2 %', met: judge(f.scale.idleCpu, (v) => v <= 2) },
+    { scenario: 'scale', figure: 'idle CPU', value: f.scale.idleCpu, unit: '%', target: '≤ 1 %', met: judge(f.scale.idleCpu, (v) => v <= 1) },
     { scenario: 'scheduler', figure: 'lateness p99', value: f.schedulerP99, unit: 'ms', target: '≤ 2 ms', met: judge(f.schedulerP99, (v) => v <= 2) },
     failoverTarget(f.failover),
   ];

@@ -40,12 +40,12 @@ export function side(jobs: SeenJob[], schedules: number, slotMs: number): { side
   };
 }
 
-export async function measureUpstream(upstream: JobWatcher, n: number, slot: number, label = 'CronJob'): Promise<{ side: BurstSide; latencies: number[] }> {
+export async function measureUpstream(upstream: JobWatcher, n: number, slot: number, label = 'CronJob'): Promise<{ side: BurstSide; latencies: number[]; done: boolean }> {
   if (Date.now() < slot) say(`burst: waiting for the ${label} slot ${new Date(slot).toISOString()} (${((slot - Date.now()) / 1000).toFixed(0)} s)`);
   const done = await waitUntil(() => upstream.seen.filter((j) => j.slotMs === slot).length >= n, Math.max(0, slot - Date.now()) + 120_000, 100);
   const c = side(upstream.seen, n, slot);
   say(`burst: ${label} ${c.side.seen}/${n} Jobs, first ${c.side.first_ms} ms, p50 ${c.side.p50_ms} ms, p99 ${c.side.p99_ms} ms, last ${c.side.last_ms} ms after the slot${done ? '' : ' (TIMED OUT)'}`);
-  return c;
+  return { ...c, done };
 }
 
 export const names = (prefix: string, n: number): string[] => Array.from({ length: n }, (_, i) => `${prefix}-${String(i).padStart(4, '0')}`);

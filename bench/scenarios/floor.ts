@@ -52,7 +52,7 @@ export interface FloorBatches {
   secondToWatch: Summary;
   /** CPU of the floor client (user + system) per 1,000 creates, watch decoding included, s. */
   cpu_s_per_1000_creates: number | null;
-  client: { creates: number; cpu_user_s: number; cpu_system_s: number; window_s: number; watch_events: number };
+  client: { creates: number; deletes: number; cpu_user_s: number; cpu_system_s: number; window_s: number; watch_events: number };
 }
 
 export interface FloorResult {
@@ -141,7 +141,7 @@ async function batchPhase(watcher: JobWatcher, input: FloorClientInput): Promise
   const out = await runFloorClient(input);
   const samples = await watchDelays(watcher, new Map(out.released));
   const cpuS = out.cpu_user_s + out.cpu_system_s;
-  const client = { creates: out.creates, cpu_user_s: round3(out.cpu_user_s), cpu_system_s: round3(out.cpu_system_s), window_s: round3(out.window_s), watch_events: out.watch_events };
+  const client = { creates: out.creates, deletes: out.deletes, cpu_user_s: round3(out.cpu_user_s), cpu_system_s: round3(out.cpu_system_s), window_s: round3(out.window_s), watch_events: out.watch_events };
   return {
     b: { batches: input.batches, size: input.size, secondToWatch: summarize(samples), cpu_s_per_1000_creates: out.creates ? round3((cpuS / out.creates) * 1000) : null, client },
     samples,
@@ -181,7 +181,7 @@ export async function runFloor(cluster: Cluster, opts: { sequential: number; con
       const r = await batchPhase(watcher, { kubeconfigPath: cluster.kubeconfigPath, namespace: NS, scj, firstSlotS: slot, batches: opts.batches, size, concurrency: CONCURRENCY });
       slot += (opts.batches + 1) * size; // and one warm-up batch
       const b = r.b.secondToWatch;
-      say(`  second → watch p50 ${b.p50_ms} ms p90 ${b.p90_ms} ms p99 ${b.p99_ms} ms max ${b.max_ms} ms; client CPU ${r.b.cpu_s_per_1000_creates} s per 1000 creates (${r.b.client.watch_events} watch events decoded)`);
+      say(`  second → watch p50 ${b.p50_ms} ms p90 ${b.p90_ms} ms p99 ${b.p99_ms} ms max ${b.max_ms} ms; client CPU ${r.b.cpu_s_per_1000_creates} s per 1000 creates (${r.b.client.watch_events} watch events decoded, ${r.b.client.deletes} history deletions sent)`);
       return r;
     };
     const batch = await batches(opts.batchSize, 'the steady scenario');

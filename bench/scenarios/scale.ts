@@ -2,23 +2,27 @@
 // how much memory does it need, how long until everything is scheduled, and what does it cost idle?
 //
 // Two phases: startScale() runs the start-up (until ready and the operator stopped writing), then
-// ScaleRun.measureIdle() measures CPU over the idle window. The idle window only reads the
-// operator's CPU counters at its two ends, and the operator watches only its own namespace, so the
-// bench may run the burst scenario meanwhile (other namespaces) without changing what is measured:
-// CPU seconds spent, not latency.
+// ScaleRun.measureIdle() measures CPU over the idle window, with nothing else of the bench running.
+// From the operator's start a real Prometheus scrapes its whole /metrics every 15 s (gzip, as
+// Prometheus does), per-schedule gauges included; the bench's own polling asks only for the
+// operator's own families (`name[]`, lib/operator.ts), so the figures are those of an installed
+// operator, not of the bench (issue 24).
 import type { Cluster } from '../../test/cluster/cluster.js';
 import type { OperatorProcess } from '../../test/cluster/operator-process.js';
 import { hourlySchedules } from '../lib/hourly-schedules.js';
 import { bulkCreate, createNamespace, restFor, scjManifest, scjPath } from '../lib/kube.js';
-import { finishOperator, makeOperator, procCpuSeconds, procMemoryMiB, scrape, scrapeCost } from '../lib/operator.js';
+import { finishOperator, heapSnapshot, makeOperator, procCpuSeconds, procMemoryMiB, scrape, scrapeCost } from '../lib/operator.js';
 import { say, sleep } from '../lib/progress.js';
 import { ScjWriteWatcher } from '../lib/scj-watcher.js';
+import { PrometheusServer } from '../../test/integration/helpers/prometheus-server.js';
 import { round2 } from '../lib/stats.js';
 
 export interface ScaleResult {
   schedules: number;
-  /** Peak RSS seen in /metrics from start to the end of the idle window, MiB. */
+  /** Peak RSS from start to the end of the idle window: VmHWM from /proc (the kernel's own peak), MiB. */
   rss_mib: number | null;
+  /** The peak of process_resident_memory_bytes in the bench's samples (every 1 s during start-up, then at the idle window's ends), MiB. */
+  rss_sampled_mib: number | null;
   /** Start → /readyz 200 and secondcron_schedules{state="active"} == schedules, s. */
   ready_s: number | null;
   /** Over idle_seconds, from 10 s after the operator stopped writing (process_cpu_seconds_total), % of one core. */
@@ -48,8 +52,13 @@ export interface ScaleResult {
   leader_losses: number | null;
   /** The operator had stopped writing before the idle window began: "idle" really was idle. */
   settled: boolean;
-  /** What else the bench ran during the idle window (it does not share the operator's namespace). */
-  idle_concurrent_with: string | null;
+  /** Prometheus' scrapes of the operator (every `prometheus_interval_s`) from its start to the end of the idle window, and how many failed. */
+  prometheus_interval_s: number;
+  prometheus_scrapes: number | null;
+  prometheus_scrapes_failed: number | null;
+  /** Prometheus' own scrape_duration_seconds (max over the run) and scrape_samples_scraped (last). */
+  prometheus_scrape_max_ms: number | null;
+  prometheus_samples: number | null;
   /** After the idle window: one /metrics scrape as Prometheus makes it (gzip), median of 5, ms. */
   scrape_ms: number | null;
   /** Its size on the wire (gzip) and uncompressed, KiB; sample lines in it. */
@@ -65,7 +74,7 @@ export interface ScaleResult {
 export interface ScaleRun {
   readonly result: ScaleResult;
   /** Measures the idle window, fills in the remaining figures and stops the operator. */
-  measureIdle(concurrentWith: string | null): Promise<ScaleResult>;
+  measureIdle(): Promise<ScaleResult>;
   /** Stops the operator without measuring (on failure elsewhere). */
   abort(): Promise<void>;
 }
@@ -76,14 +85,14 @@ const QUIET_MS = 3_000;
 const SETTLE_MS = 10_000;
 const POLL_MS = 250;
 /**
- * /metrics is read less often than /readyz: rendering it makes the operator count every schedule
- * (secondcron_schedules, ~20 ms at 10,000) and write the per-schedule gauges (80,000 samples,
- * 8 MiB), so a 4 Hz scrape would itself cost a good part of a core. Once a second still costs more
- * than Prometheus' usual 30 s: the start-up figures carry that (bench/README.md).
+ * The operator's families (`name[]`) are read less often than /readyz: rendering them makes the
+ * operator count every schedule (secondcron_schedules, ~20 ms at 10,000).
  */
 const METRICS_EVERY = 4;
 
 const mib = (bytes: number): number => round2(bytes / 2 ** 20) as number;
+/** How often a Prometheus scrapes the operator here: the kube-prometheus ServiceMonitor default is 30 s; 15 s is the stricter common choice. */
+const PROMETHEUS_INTERVAL_S = 15;
 
 export async function startScale(cluster: Cluster, opts: { schedules: number; idleSeconds: number; timeoutS: number; pods: boolean }): Promise<ScaleRun> {
   const rest = restFor(cluster.kubeconfigPath);
@@ -98,10 +107,22 @@ export async function startScale(cluster: Cluster, opts: { schedules: number; id
   const t0 = performance.now();
   const since = (): number => round2((performance.now() - t0) / 1000) as number;
   await op.start();
+  let prometheus: PrometheusServer;
+  try {
+    prometheus = await PrometheusServer.start({ jobs: [{ name: 'operator', targets: [`127.0.0.1:${op.metricsPort}`], honorLabels: true }], scrapeInterval: `${PROMETHEUS_INTERVAL_S}s` });
+  } catch (err) {
+    await finishOperator(op);
+    throw err;
+  }
+  const stop = async (): Promise<void> => {
+    await prometheus.stop();
+    await finishOperator(op);
+  };
   say(`scale: operator started (pid ${op.pid}); polling /readyz every ${POLL_MS} ms, /metrics every ${POLL_MS * METRICS_EVERY} ms`);
   const r: ScaleResult = {
     schedules: n,
     rss_mib: null,
+    rss_sampled_mib: null,
     ready_s: null,
     idle_cpu_pct: null,
     idle_seconds: opts.idleSeconds,
@@ -127,7 +148,11 @@ export async function startScale(cluster: Cluster, opts: { schedules: number; id
     startup_requests: {},
     leader_losses: null,
     settled: false,
-    idle_concurrent_with: null,
+    prometheus_interval_s: PROMETHEUS_INTERVAL_S,
+    prometheus_scrapes: null,
+    prometheus_scrapes_failed: null,
+    prometheus_scrape_max_ms: null,
+    prometheus_samples: null,
   };
   let peakRss = 0;
   let peakHeap = 0;
@@ -199,7 +224,7 @@ export async function startScale(cluster: Cluster, opts: { schedules: number; id
     }
   } catch (err) {
     writes.stop();
-    await finishOperator(op);
+    await stop();
     throw err;
   } finally {
     writes.stop();
@@ -207,50 +232,64 @@ export async function startScale(cluster: Cluster, opts: { schedules: number; id
 
   return {
     result: r,
-    measureIdle: (concurrentWith) => measureIdle(op, r, opts.idleSeconds, { rss: peakRss, heap: peakHeap }, concurrentWith),
-    abort: () => finishOperator(op),
+    measureIdle: () => measureIdle(op, prometheus, r, opts.idleSeconds, { rss: peakRss, heap: peakHeap }).finally(stop),
+    abort: stop,
   };
 }
 
-async function measureIdle(op: OperatorProcess, r: ScaleResult, idleSeconds: number, peak: { rss: number; heap: number }, concurrentWith: string | null): Promise<ScaleResult> {
-  try {
-    const pid = op.pid as number;
-    r.idle_concurrent_with = concurrentWith;
-    say(`scale: ${SETTLE_MS / 1000} s to settle, then idle CPU over ${idleSeconds} s (no polling meanwhile${concurrentWith ? `; the ${concurrentWith} scenario runs in other namespaces` : ''})`);
-    await sleep(SETTLE_MS);
-    const before = await scrape(op, 30_000).catch(() => undefined);
-    const proc0 = procCpuSeconds(pid);
-    const i0 = performance.now();
-    await sleep(idleSeconds * 1000);
-    const proc1 = procCpuSeconds(pid);
-    const i1 = performance.now();
-    const after = await scrape(op, 30_000).catch(() => undefined);
-    const wallS = (i1 - i0) / 1000;
-    const cpu = (after?.get('process_cpu_seconds_total') ?? NaN) - (before?.get('process_cpu_seconds_total') ?? NaN);
-    r.idle_cpu_pct = Number.isFinite(cpu) ? round2((cpu / wallS) * 100) : null;
-    r.idle_cpu_pct_proc = round2(((proc1 - proc0) / wallS) * 100);
-    r.leader_losses = after?.get('secondcron_leader_transitions_total', 'direction="stopped"') ?? null;
-    const mem = procMemoryMiB(pid);
-    const rssIdle = after?.get('process_resident_memory_bytes') ?? mem.rss * 2 ** 20;
-    const heapIdle = after?.get('nodejs_heap_size_used_bytes') ?? 0;
-    r.rss_idle_mib = mib(rssIdle);
-    r.heap_used_idle_mib = mib(heapIdle);
-    r.rss_mib = mib(Math.max(peak.rss, rssIdle));
-    r.heap_used_mib = mib(Math.max(peak.heap, heapIdle));
-    r.rss_hwm_mib = round2(mem.hwm);
-    // The per-schedule gauges make /metrics grow with the schedules: what one scrape costs.
-    const gz = await scrapeCost(op, 'gzip');
-    const plain = await scrapeCost(op, 'identity');
-    r.scrape_ms = round2(gz.ms);
-    r.scrape_gzip_kib = round2(gz.bytes / 1024);
-    r.scrape_kib = round2(plain.bytes / 1024);
-    r.scrape_samples = gz.samples;
-    r.scrape_identity_ms = round2(plain.ms);
-    r.rss_after_scrapes_mib = round2(procMemoryMiB(pid).rss);
-    say(`scale: /metrics ${r.scrape_samples} samples, ${r.scrape_kib} KiB (${r.scrape_gzip_kib} KiB gzip); scrape ${r.scrape_ms} ms gzip, ${r.scrape_identity_ms} ms plain; RSS after ${r.rss_after_scrapes_mib} MiB`);
-    say(`scale: idle CPU ${r.idle_cpu_pct} % (/proc: ${r.idle_cpu_pct_proc} %); leader lost ${r.leader_losses} time(s); RSS peak ${r.rss_mib} MiB (VmHWM ${r.rss_hwm_mib}), idle ${r.rss_idle_mib} MiB; heap peak ${r.heap_used_mib} MiB, idle ${r.heap_used_idle_mib} MiB`);
-    return r;
-  } finally {
-    await finishOperator(op);
-  }
+async function measureIdle(op: OperatorProcess, prometheus: PrometheusServer, r: ScaleResult, idleSeconds: number, peak: { rss: number; heap: number }): Promise<ScaleResult> {
+  const pid = op.pid as number;
+  say(`scale: ${SETTLE_MS / 1000} s to settle, then idle CPU over ${idleSeconds} s (no polling by the bench meanwhile; Prometheus scrapes every ${PROMETHEUS_INTERVAL_S} s)`);
+  await sleep(SETTLE_MS);
+  const before = await scrape(op, 30_000).catch(() => undefined);
+  const proc0 = procCpuSeconds(pid);
+  const i0 = performance.now();
+  await sleep(idleSeconds * 1000);
+  const proc1 = procCpuSeconds(pid);
+  const i1 = performance.now();
+  const after = await scrape(op, 30_000).catch(() => undefined);
+  const wallS = (i1 - i0) / 1000;
+  const cpu = (after?.get('process_cpu_seconds_total') ?? NaN) - (before?.get('process_cpu_seconds_total') ?? NaN);
+  r.idle_cpu_pct = Number.isFinite(cpu) ? round2((cpu / wallS) * 100) : null;
+  r.idle_cpu_pct_proc = round2(((proc1 - proc0) / wallS) * 100);
+  r.leader_losses = after?.get('secondcron_leader_transitions_total', 'direction="stopped"') ?? null;
+  const mem = procMemoryMiB(pid);
+  const rssIdle = after?.get('process_resident_memory_bytes') ?? mem.rss * 2 ** 20;
+  const heapIdle = after?.get('nodejs_heap_size_used_bytes') ?? 0;
+  r.rss_idle_mib = mib(rssIdle);
+  r.heap_used_idle_mib = mib(heapIdle);
+  r.rss_sampled_mib = mib(Math.max(peak.rss, rssIdle));
+  r.heap_used_mib = mib(Math.max(peak.heap, heapIdle));
+  r.rss_hwm_mib = round2(mem.hwm);
+  r.rss_mib = r.rss_hwm_mib;
+  await prometheusFigures(prometheus, r);
+  await heapSnapshot(op);
+  // The per-schedule gauges make /metrics grow with the schedules: what one scrape costs.
+  const gz = await scrapeCost(op, 'gzip');
+  const plain = await scrapeCost(op, 'identity');
+  r.scrape_ms = round2(gz.ms);
+  r.scrape_gzip_kib = round2(gz.bytes / 1024);
+  r.scrape_kib = round2(plain.bytes / 1024);
+  r.scrape_samples = gz.samples;
+  r.scrape_identity_ms = round2(plain.ms);
+  r.rss_after_scrapes_mib = round2(procMemoryMiB(pid).rss);
+  say(`scale: /metrics ${r.scrape_samples} samples, ${r.scrape_kib} KiB (${r.scrape_gzip_kib} KiB gzip); scrape ${r.scrape_ms} ms gzip, ${r.scrape_identity_ms} ms plain; RSS after ${r.rss_after_scrapes_mib} MiB`);
+  say(`scale: idle CPU ${r.idle_cpu_pct} % (/proc: ${r.idle_cpu_pct_proc} %); leader lost ${r.leader_losses} time(s); RSS peak (VmHWM) ${r.rss_mib} MiB (sampled ${r.rss_sampled_mib}), idle ${r.rss_idle_mib} MiB; heap peak ${r.heap_used_mib} MiB, idle ${r.heap_used_idle_mib} MiB`);
+  say(`scale: Prometheus scraped ${r.prometheus_scrapes} times (${r.prometheus_scrapes_failed} failed), longest ${r.prometheus_scrape_max_ms} ms, ${r.prometheus_samples} samples`);
+  return r;
+}
+
+/** What Prometheus itself saw of its scrapes over the whole run (its synthetic series). */
+async function prometheusFigures(prometheus: PrometheusServer, r: ScaleResult): Promise<void> {
+  const one = async (expr: string): Promise<number | null> => {
+    const v = (await prometheus.vector(expr).catch(() => []))[0]?.value[1];
+    return v === undefined ? null : Number(v);
+  };
+  const range = '[1h]';
+  r.prometheus_scrapes = await one(`count_over_time(up${range})`);
+  const up = await one(`sum_over_time(up${range})`);
+  r.prometheus_scrapes_failed = r.prometheus_scrapes !== null && up !== null ? r.prometheus_scrapes - up : null;
+  const longest = await one(`max_over_time(scrape_duration_seconds${range})`);
+  r.prometheus_scrape_max_ms = longest === null ? null : round2(longest * 1000);
+  r.prometheus_samples = await one('scrape_samples_scraped');
 }

@@ -8,6 +8,7 @@ import { say, sleepUntil, waitUntil } from '../lib/progress.js';
 import { type Summary, round2, summarize } from '../lib/stats.js';
 import { type OperatorFigures, operatorFigures } from './operator-figures.js';
 import { type RequestCounts, requestCounts } from './request-counts.js';
+import { type AuditedRequests, auditedRequests } from '../lib/audit-log.js';
 
 export interface TickingResult {
   p50_ms: number | null;
@@ -23,8 +24,12 @@ export interface TickingResult {
   min_ms: number | null;
   mean_ms: number | null;
   operator: OperatorFigures;
-  /** The operator's whole cost over the window (/proc CPU, every API request it made). */
-  window: { seconds: number; cpu_s: number; requests: RequestCounts };
+  /**
+   * The operator's whole cost over the window (/proc CPU, every API request it made by its own
+   * counter) and, from the API server's audit log, the requests the server received from it in the
+   * same window (null without an audit log).
+   */
+  window: { seconds: number; cpu_s: number; requests: RequestCounts; audited: AuditedRequests | null };
 }
 
 /** Measured / reference, two decimals; null when either is missing. */
@@ -78,12 +83,15 @@ export async function runTicking(
     const before = await scrape(op);
     const cpu0 = procCpuSeconds(op.pid as number);
     const t0 = performance.now();
+    const wall0 = Date.now();
     say(`${name}: measuring slots ${new Date(w0).toISOString()} … ${new Date(w1).toISOString()} (${opts.seconds} s)`);
     await sleepUntil(w1 + 500);
     const cpuS = procCpuSeconds(op.pid as number) - cpu0;
     const windowS = (performance.now() - t0) / 1000;
+    const wall1 = Date.now();
     const after = await scrape(op);
     await sleepUntil(w1 + GRACE_MS);
+    const audited = cluster.auditLogPath ? await auditedRequests(cluster.auditLogPath, `(${op.identity ?? ''})`, wall0, wall1) : null;
 
     const wanted = new Set(names);
     const byKey = new Map<string, number[]>();
@@ -111,9 +119,9 @@ export async function runTicking(
       min_ms: s.min_ms,
       mean_ms: s.mean_ms,
       operator: { ...operatorFigures(delta, after, opts.seconds + 1), cpu_pct: round2((cpuS / windowS) * 100) },
-      window: { seconds: Math.round(windowS * 1000) / 1000, cpu_s: Math.round(cpuS * 100) / 100, requests: requestCounts(delta) },
+      window: { seconds: Math.round(windowS * 1000) / 1000, cpu_s: Math.round(cpuS * 100) / 100, requests: requestCounts(delta), audited },
     };
-    say(`${name}: seen ${result.seen}/${expected}, duplicates ${duplicates}, missed ${result.missed}; latency p50 ${s.p50_ms} p90 ${s.p90_ms} p99 ${s.p99_ms} max ${s.max_ms} ms; operator CPU ${result.operator.cpu_pct} %, ${result.window.requests.total} API requests`);
+    say(`${name}: seen ${result.seen}/${expected}, duplicates ${duplicates}, missed ${result.missed}; latency p50 ${s.p50_ms} p90 ${s.p90_ms} p99 ${s.p99_ms} max ${s.max_ms} ms; operator CPU ${result.operator.cpu_pct} %, ${result.window.requests.total} API requests (its counter), ${audited?.total ?? 'n/a'} (the API server's audit log)`);
     return { result, samples: latencies };
   } finally {
     watcher.stop();

@@ -9,9 +9,11 @@
 // per replica in Prometheus; the shipped rules and dashboard aggregate by (namespace, name).
 //
 // A scrape reads rows prepared when the cache changed: no timestamp parsing, no label escaping and
-// no prom-client formatting at scrape time; see bench/README.md for the cost at 10,000 schedules.
+// no prom-client formatting at scrape time, and a gzip scrape (Prometheus) sends blocks compressed
+// when they last changed; see bench/README.md for the cost at 10,000 schedules.
 import type { SecondCronJob } from '../controller/api.js';
 import { objectKey } from '../kube/types.js';
+import { type DeflatedPiece, deflatePiece } from './gzip-pieces.js';
 
 type Key = 'namespace' | 'name';
 type InfoKey = Key | 'schedule' | 'interval_seconds' | 'time_zone' | 'concurrency_policy';
@@ -102,41 +104,117 @@ export const SCHEDULE_METRIC_NAMES: readonly string[] = FAMILIES.map((f) => f.na
 interface PreparedRow {
   keyText: string;
   infoText: string;
-  values: Float64Array;
+  values: number[];
+}
+
+/**
+ * Rows kept in blocks in insertion order (as one Map would keep them), each block with its text
+ * compressed once per change: a scrape at 10,000 schedules re-renders only the blocks whose schedules
+ * changed since the last one, instead of 7 MiB of text (bench/README.md, issue 24).
+ */
+const BLOCK_ROWS = 128;
+
+class Block {
+  readonly rows = new Map<string, PreparedRow>();
+  /** One piece per family, built on the first gzip scrape after that family's lines in this block changed. */
+  private readonly deflated: (DeflatedPiece | undefined)[] = FAMILIES.map(() => undefined);
+
+  /** Forgets the pieces of the families whose line differs between two versions of a row (all for an added or removed one). */
+  changed(before: PreparedRow | undefined, after: PreparedRow | undefined): void {
+    for (let i = 0; i < FAMILIES.length; i++) if (!before || !after || lineDiffers(i, before, after)) this.deflated[i] = undefined;
+  }
+
+  piece(family: number): DeflatedPiece {
+    return (this.deflated[family] ??= deflatePiece(Buffer.from(familyLines(family, this.rows.values()))));
+  }
+}
+
+function lineDiffers(family: number, a: PreparedRow, b: PreparedRow): boolean {
+  const va = a.values[family] as number;
+  const vb = b.values[family] as number;
+  if (va !== vb && !(Number.isNaN(va) && Number.isNaN(vb))) return true;
+  return (FAMILIES[family] as Family).info ? a.infoText !== b.infoText : a.keyText !== b.keyText;
 }
 
 export class ScheduleGauges {
-  private readonly rows = new Map<string, PreparedRow>();
+  private blocks: Block[] = [];
+  private readonly blockOf = new Map<string, Block>();
+  private readonly headers = FAMILIES.map((f) => `# HELP ${f.name} ${f.help}\n# TYPE ${f.name} gauge\n`);
+  private readonly deflatedHeaders = this.headers.map((h) => deflatePiece(Buffer.from(h)));
 
   set(scj: SecondCronJob): void {
+    const key = objectKey(scj);
     const row = scheduleRow(scj);
-    this.rows.set(objectKey(scj), {
-      keyText: labelText(row.labels),
-      infoText: labelText(row.info),
-      values: Float64Array.from(FAMILIES, (f) => f.value(row) ?? Number.NaN),
-    });
+    const prepared = { keyText: labelText(row.labels), infoText: labelText(row.info), values: FAMILIES.map((f) => f.value(row) ?? Number.NaN) };
+    let block = this.blockOf.get(key);
+    if (!block) {
+      block = this.blocks[this.blocks.length - 1];
+      if (!block || block.rows.size >= BLOCK_ROWS) this.blocks.push((block = new Block()));
+      this.blockOf.set(key, block);
+    }
+    block.changed(block.rows.get(key), prepared);
+    block.rows.set(key, prepared);
   }
 
   delete(scj: SecondCronJob): void {
-    this.rows.delete(objectKey(scj));
+    const key = objectKey(scj);
+    const block = this.blockOf.get(key);
+    if (!block) return;
+    this.blockOf.delete(key);
+    block.changed(block.rows.get(key), undefined);
+    block.rows.delete(key);
+    this.compact(block);
   }
 
-  /**
-   * The families in Prometheus text format (0.0.4). prom-client's own formatting escapes and joins
-   * every label set on every scrape: 0.6–1 s of blocked event loop at 10,000 schedules (bench/README.md).
-   */
-  render(): string {
-    let out = '';
-    for (let i = 0; i < FAMILIES.length; i++) {
-      const f = FAMILIES[i] as Family;
-      out += `# HELP ${f.name} ${f.help}\n# TYPE ${f.name} gauge\n`;
-      for (const r of this.rows.values()) {
-        const v = r.values[i] as number;
-        if (!Number.isNaN(v)) out += `${f.name}${f.info ? r.infoText : r.keyText} ${v}\n`;
+  /** Merges a thinned block into its successor when both fit in one, keeping the order. */
+  private compact(block: Block): void {
+    const i = this.blocks.indexOf(block);
+    const next = this.blocks[i + 1];
+    if (block.rows.size === 0) {
+      this.blocks.splice(i, 1);
+    } else if (next && block.rows.size + next.rows.size <= BLOCK_ROWS) {
+      const merged = new Block();
+      for (const b of [block, next]) {
+        for (const [key, row] of b.rows) {
+          merged.rows.set(key, row);
+          this.blockOf.set(key, merged);
+        }
       }
+      this.blocks.splice(i, 2, merged);
+    }
+  }
+
+  /** The families in Prometheus text format (0.0.4), in pieces of one block each; `names` restricts the families. */
+  *text(names?: ReadonlySet<string>): Generator<string> {
+    const blocks = this.blocks.map((b) => [...b.rows.values()]);
+    for (let i = 0; i < FAMILIES.length; i++) {
+      if (names && !names.has((FAMILIES[i] as Family).name)) continue;
+      yield this.headers[i] as string;
+      for (const rows of blocks) yield familyLines(i, rows);
+    }
+  }
+
+  /** The same text as deflated pieces, taken at once (one consistent scrape); blocks unchanged since the last scrape cost nothing. */
+  deflated(names?: ReadonlySet<string>): DeflatedPiece[] {
+    const out: DeflatedPiece[] = [];
+    for (let i = 0; i < FAMILIES.length; i++) {
+      if (names && !names.has((FAMILIES[i] as Family).name)) continue;
+      out.push(this.deflatedHeaders[i] as DeflatedPiece);
+      for (const b of this.blocks) out.push(b.piece(i));
     }
     return out;
   }
+}
+
+/** One family's sample lines for these rows (prom-client's own formatting of 80,000 samples blocked the event loop 0.6–1 s). */
+function familyLines(family: number, rows: Iterable<PreparedRow>): string {
+  const f = FAMILIES[family] as Family;
+  let out = '';
+  for (const r of rows) {
+    const v = r.values[family] as number;
+    if (!Number.isNaN(v)) out += `${f.name}${f.info ? r.infoText : r.keyText} ${v}\n`;
+  }
+  return out;
 }
 
 function labelText(labels: Record<string, string>): string {

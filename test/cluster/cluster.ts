@@ -57,6 +57,12 @@ export interface ClusterOptions {
    * 127.0.0.1, so pods reach it through the "kubernetes" Service. One per machine at a time.
    */
   realNode?: boolean;
+  /**
+   * Write an audit log (JSON lines, <dir>/logs/audit.log) of these users' requests at level Metadata
+   * (verb, resource, user agent, times, code; no bodies), nothing of anyone else's: the bench counts
+   * the operator's requests from the API server's side with it.
+   */
+  auditUsers?: string[];
 }
 
 export interface FakeNode {
@@ -83,6 +89,8 @@ export interface Cluster {
   readonly nodes: readonly FakeNode[];
   /** The real node, when started with `realNode` (also written to <dir>/real-node.json). */
   readonly realNode: RealNodeInfo | undefined;
+  /** The audit log when started with `auditUsers`. */
+  readonly auditLogPath: string | undefined;
   /** Milliseconds from startCluster() to a usable cluster. */
   readonly startupMs: number;
   /** Per-phase breakdown of startupMs. */
@@ -187,6 +195,7 @@ class LocalCluster implements Cluster {
   private untrack: () => void = () => undefined;
   private readonly real: RealNodeParts | undefined;
   private kcmLimits: ClientLimits = KCM_TEST_LIMITS;
+  readonly auditLogPath: string | undefined;
 
   constructor(
     dir: string,
@@ -196,8 +205,10 @@ class LocalCluster implements Cluster {
     nodeCount: number,
     log: (m: string) => void,
     nodeBins: NodeBinaries | undefined,
+    private readonly auditUsers: string[] = [],
   ) {
     this.dir = dir;
+    this.auditLogPath = auditUsers.length ? join(dir, 'logs', 'audit.log') : undefined;
     this.removeDir = removeDir;
     this.bins = bins;
     this.ports = ports;
@@ -348,6 +359,16 @@ class LocalCluster implements Cluster {
       ].join('\n'),
       { mode: 0o600 },
     );
+    if (this.auditLogPath) {
+      // JSON is YAML. One event per request and stage (watches: ResponseStarted, then ResponseComplete).
+      const policy = {
+        apiVersion: 'audit.k8s.io/v1',
+        kind: 'Policy',
+        omitStages: ['RequestReceived'],
+        rules: [{ level: 'Metadata', users: this.auditUsers }, { level: 'None' }],
+      };
+      writeFileSync(this.path('pki', 'audit-policy.yaml'), JSON.stringify(policy));
+    }
   }
 
   private spawn(name: string, command: string, args: string[], extraEnv: NodeJS.ProcessEnv = {}): ManagedProcess {
@@ -416,6 +437,9 @@ class LocalCluster implements Cluster {
       // open watches; with this it answers 429 + Retry-After while draining, then stops in ~2 s.
       '--shutdown-send-retry-after=true',
       '--profiling=false',
+      ...(this.auditLogPath
+        ? [`--audit-policy-file=${this.path('pki', 'audit-policy.yaml')}`, `--audit-log-path=${this.auditLogPath}`, '--audit-log-format=json', '--audit-log-maxsize=0']
+        : []),
     ];
   }
 
@@ -736,6 +760,7 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
     opts.nodes ?? 2,
     opts.log ?? (() => undefined),
     nodeBins,
+    opts.auditUsers,
   );
   try {
     // A real node adds containerd, the kubelet's registration and kube-proxy's first sync.

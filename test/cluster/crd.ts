@@ -1,7 +1,7 @@
 // Installs the SecondCronJob CRD into a test cluster and waits until it is served.
 //
-// Server-side apply: with the generated Job template schema the CRD is ~400 KB of JSON, more than the
-// 256 KiB last-applied annotation client-side `kubectl apply` writes. And a poll instead of
+// Plain client-side `kubectl apply`, as users and Argo CD apply it (the CRD fits its 256 KiB
+// last-applied annotation: test/crd/short-descriptions.ts). And a poll instead of
 // `kubectl wait --for=condition=established`: for a CRD this large the API server takes a moment to
 // write the first status, and kubectl 1.36's wait fails at once on a missing status.conditions.
 import { join } from 'node:path';
@@ -14,7 +14,7 @@ export const CRD_NAME = 'secondcronjobs.secondcron.io';
 export const CRD_PATH = join(repoRoot(), 'config', 'crd', `${CRD_NAME}.yaml`);
 
 export async function installCrd(kubectl: (args: string[]) => Promise<CommandResult>, timeoutMs = 60_000): Promise<void> {
-  const applied = await kubectl(['apply', '--server-side', '--force-conflicts', '-f', CRD_PATH]);
+  const applied = await kubectl(['apply', '-f', CRD_PATH]);
   if (applied.code !== 0) throw new Error(`applying the CRD failed: ${applied.stderr.trim()}`);
   const deadline = Date.now() + timeoutMs;
   for (;;) {

@@ -9,6 +9,12 @@ import type { Schema } from './structural-schema.js';
 
 export const CRD_FILE = join('config', 'crd', 'secondcronjobs.secondcron.io.yaml');
 
+/**
+ * Client-side `kubectl apply` (and Argo CD's default sync) stores the whole object as JSON in the
+ * last-applied-configuration annotation; all annotations together may hold 256 KiB.
+ */
+export const LAST_APPLIED_LIMIT = 262_144;
+
 export function readCrd(path: string): { header: string; crd: Schema } {
   const text = readFileSync(path, 'utf8');
   const header = text.split('\n').filter((line, i, all) => line.startsWith('#') && all.slice(0, i).every((l) => l.startsWith('#'))).join('\n');

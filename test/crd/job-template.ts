@@ -1,6 +1,7 @@
 // The SecondCronJob CRD's spec.jobTemplate: Kubernetes' own batch/v1 JobTemplateSpec schema, made
 // structural, plus the few rules a Job adds on top of a plain pod template (checked by the Job API's
 // validation, which the CRD schema should not leave to a failed create at the first slot).
+import { shortenDescriptions } from './short-descriptions.js';
 import { type OpenApiDocument, type Schema, SchemaError, structuralSchema } from './structural-schema.js';
 
 export const JOB_TEMPLATE_TYPE = 'io.k8s.api.batch.v1.JobTemplateSpec';
@@ -8,13 +9,18 @@ export const JOB_TEMPLATE_TYPE = 'io.k8s.api.batch.v1.JobTemplateSpec';
 /** Where the template sits in the CRD. */
 export const JOB_TEMPLATE_PATH = ['spec', 'versions', 0, 'schema', 'openAPIV3Schema', 'properties', 'spec', 'properties', 'jobTemplate'] as const;
 
+/** Said once, at the top of the shortened part (see short-descriptions.ts). */
+const POD_TEMPLATE_NOTE = "Descriptions inside the pod template are Kubernetes' first sentences; `kubectl explain job.spec.template` has the full text.";
+
 export function jobTemplateSchema(doc: OpenApiDocument): Schema {
   const template = structuralSchema(doc, JOB_TEMPLATE_TYPE);
   template.description = 'The Job to create at each slot: a batch/v1 JobTemplateSpec, exactly as in a CronJob.';
   template.required = ['spec'];
   const jobSpec = child(template, 'spec');
   addRequired(jobSpec, 'template');
-  const podTemplate = child(jobSpec, 'template');
+  const podTemplate = shortenDescriptions(child(jobSpec, 'template'));
+  podTemplate.description = `${String(podTemplate.description ?? '')} ${POD_TEMPLATE_NOTE}`.trim();
+  (jobSpec.properties as Record<string, Schema>).template = podTemplate;
   addRequired(podTemplate, 'spec');
   const podSpec = child(podTemplate, 'spec');
   addRequired(podSpec, 'containers', 'restartPolicy');

@@ -86,7 +86,7 @@ const NON_DEFAULT_VALUES = {
   topologySpread: { whenUnsatisfiable: 'DoNotSchedule', maxSkew: 2 },
   resources: { requests: { cpu: '100m', memory: '200Mi' }, limits: { memory: '1Gi' } },
   priorityClassName: 'system-cluster-critical',
-  crds: { keep: false },
+  crds: { keep: false, annotations: { 'argocd.argoproj.io/sync-wave': '-1' }, labels: { team: 'platform', 'app.kubernetes.io/name': 'ignored' } },
   rbac: { aggregateToDefaultRoles: false },
 };
 
@@ -486,9 +486,11 @@ describe('helm template, non-default values', async () => {
     assert.deepEqual(plain(leaseRoles[0]?.rules), LEASE_RULES('scj-lease'));
   });
 
-  test('CRD without the keep policy', () => {
+  test('CRD without the keep policy, with crds.annotations and crds.labels (the chart\'s own labels win)', () => {
     const crd = only<V1CustomResourceDefinition>(docs, 'CustomResourceDefinition');
-    assert.equal(crd.metadata?.annotations?.['helm.sh/resource-policy'], undefined);
+    assert.deepEqual(crd.metadata?.annotations, { 'argocd.argoproj.io/sync-wave': '-1' });
+    assert.equal(crd.metadata?.labels?.team, 'platform');
+    assert.equal(crd.metadata?.labels?.['app.kubernetes.io/name'], 'secondcron');
   });
 
   test('ServiceMonitor: scrapes the metrics port and sets the job label the alerts select', () => {

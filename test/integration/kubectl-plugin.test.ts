@@ -10,10 +10,10 @@ import { after, before, describe, test } from 'node:test';
 import { dump, load } from 'js-yaml';
 
 import { RUN_SECONDS_ANNOTATION } from '../cluster/cluster.js';
-import { CRD_PATH, installCrd } from '../cluster/crd.js';
+import { CRD_NAME, CRD_PATH, installCrd } from '../cluster/crd.js';
 import { repoRoot } from '../cluster/repo-root.js';
 import { type CommandResult, runCommand } from '../cluster/run-command.js';
-import { readCrd } from '../crd/crd-file.js';
+import { LAST_APPLIED_LIMIT, readCrd } from '../crd/crd-file.js';
 import { jobTemplateOf, jobTemplateSchema } from '../crd/job-template.js';
 import type { OpenApiDocument } from '../crd/structural-schema.js';
 import { type TestNamespace, kubectl, kubectlOk, testBinDir, testEnv, testKubeconfig, uniqueNamespace } from './helpers/cluster-env.js';
@@ -101,6 +101,16 @@ describe('kubectl secondcron', () => {
     const ports = (stored.spec.jobTemplate.spec.template.spec.containers[0] as { ports: { protocol: string }[] }).ports;
     assert.equal(ports[0]?.protocol, 'TCP', 'the list-map key default of Kubernetes applies');
     await kubectlOk(['delete', 'scj', 'typo', '-n', ns.name]);
+  });
+
+  test('the CRD applies with plain client-side kubectl apply (its last-applied copy fits 256 KiB); explain points to the full text', async () => {
+    const applied = await kubectl(['apply', '-f', CRD_PATH]);
+    assert.equal(applied.code, 0, applied.stderr);
+    const annotation = (await kubectlOk(['get', 'crd', CRD_NAME, '-o', 'jsonpath={.metadata.annotations.kubectl\\.kubernetes\\.io/last-applied-configuration}'])).trim();
+    assert.deepEqual((JSON.parse(annotation) as { spec: unknown }).spec, readCrd(CRD_PATH).crd.spec, 'the last-applied copy is the whole file');
+    assert.ok(Buffer.byteLength(annotation) < LAST_APPLIED_LIMIT, `${Buffer.byteLength(annotation)} bytes`);
+    const template = (await kubectlOk(['explain', 'scj.spec.jobTemplate.spec.template'])).replace(/\s+/g, ' ');
+    assert.match(template, /`kubectl explain job\.spec\.template` has the full text/);
   });
 
   test('the committed Job template schema is what the pinned API server publishes (make crd is up to date)', async () => {

@@ -13,6 +13,9 @@ import { getSecondCronJob } from '../resources.js';
 export interface NextFires {
   name: string;
   namespace?: string;
+  schedule?: string;
+  /** spec.schedule as it runs (`H` resolved for namespace/name); absent for intervalSeconds. */
+  resolvedSchedule?: string;
   timeZone: string;
   suspended: boolean;
   /** Each slot in the schedule's zone (with its offset) and in UTC. */
@@ -31,6 +34,11 @@ export async function nextCommand(cmd: { resource?: string; files: string[]; cou
       if (object.spec.intervalSeconds !== undefined) ctx.warn(`${object.metadata.name}: intervalSeconds counts from the resource's creation; shown as if created now`);
       return { ...object, metadata: { ...object.metadata, creationTimestamp: rfc3339(nowMs) } };
     });
+    // H hashes namespace/name: a file without a namespace lands in kubectl's (-n, else the context's).
+    if (resources.some((r) => !r.metadata.namespace && usesHash(r))) {
+      const { namespace } = await ctx.target();
+      resources = resources.map((r) => (r.metadata.namespace ? r : { ...r, metadata: { ...r.metadata, namespace } }));
+    }
   }
   const results = resources.map((scj) => fires(scj, nowMs, cmd.count));
   for (const r of results) if (r.suspended) ctx.warn(`${r.name} is suspended: no Jobs start at these times until it is resumed`);
@@ -43,7 +51,8 @@ export async function nextCommand(cmd: { resource?: string; files: string[]; cou
       .map((r) => {
         const rows = r.next.map((n, i) => [String(i + 1), n.time, n.utc, `in ${formatDuration(Date.parse(n.utc) - nowMs)}`]);
         const body = table(['#', `TIME (${r.timeZone})`, 'UTC', 'FROM NOW'], rows);
-        return results.length > 1 ? `${r.name}:\n${body}` : body;
+        const hashed = r.resolvedSchedule === r.schedule ? '' : `schedule ${JSON.stringify(r.schedule)} resolved to ${JSON.stringify(r.resolvedSchedule)} for ${r.namespace ?? ''}/${r.name}\n`;
+        return results.length > 1 ? `${r.name}:\n${hashed}${body}` : `${hashed}${body}`;
       })
       .join('\n\n'),
   );
@@ -63,8 +72,14 @@ function fires(scj: SecondCronJob, nowMs: number, count: number): NextFires {
   return {
     name: scj.metadata.name,
     ...(scj.metadata.namespace ? { namespace: scj.metadata.namespace } : {}),
+    ...(scj.spec.schedule !== undefined ? { schedule: scj.spec.schedule } : {}),
+    ...(compiled.resolvedSchedule !== undefined ? { resolvedSchedule: compiled.resolvedSchedule } : {}),
     timeZone,
     suspended: scj.spec.suspend === true,
     next,
   };
+}
+
+function usesHash(scj: SecondCronJob): boolean {
+  return typeof scj.spec.schedule === 'string' && scj.spec.schedule.includes('H');
 }

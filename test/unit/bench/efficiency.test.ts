@@ -45,17 +45,23 @@ describe('efficiency', () => {
   const steady = {
     seen: 6000,
     seconds: 60,
-    window: { seconds: 61, cpu_s: 12.2, requests: { total: 14640, by: 'purpose', counts: { job_create: 6100, job_delete: 6100, status: 2440 } } },
+    window: {
+      seconds: 61,
+      cpu_s: 12.2,
+      requests: { total: 14640, by: 'purpose', counts: { job_create: 6100, job_delete: 6100, status: 2440 } },
+      audited: { total: 14701, by: { 'create jobs': 6100, 'delete jobs': 6100, 'patch secondcronjobs/status': 2440, 'update leases': 61 } },
+    },
   } as unknown as SteadyResult;
   const floor = { batches: { cpu_s_per_1000_creates: 1.5 } } as unknown as FloorResult;
 
   test('requests and CPU per Job are rates over the window, beside the floor client', () => {
     assert.deepEqual(efficiency(steady, floor), {
       requests_per_job: 2.4,
+      requests_per_job_audited: 2.41,
+      requests_audited_by: { 'create jobs': 1, 'delete jobs': 1, 'patch secondcronjobs/status': 0.4, 'update leases': 0.01 },
       requests_by_purpose: { job_create: 1, job_delete: 1, status: 0.4 },
       requests_by: 'purpose',
       history_deletes_per_job: 1,
-      requests_per_job_one_delete_each: 2.4,
       requests_per_s: 240,
       jobs_per_s: 100,
       cpu_s_per_1000_jobs: 2,
@@ -64,13 +70,14 @@ describe('efficiency', () => {
     });
   });
 
-  test('history deletes behind (the Job controller lagging): shown, and the figure with one delete per Job beside it', () => {
-    const lagging = { ...steady, window: { seconds: 61, cpu_s: 12.2, requests: { total: 8540, by: 'verb', counts: { create: 6100, delete: 2440 } } } } as SteadyResult;
+  test('without an audit log: the counter alone, history deletes read from it', () => {
+    const lagging = { ...steady, window: { seconds: 61, cpu_s: 12.2, requests: { total: 8540, by: 'verb', counts: { create: 6100, delete: 2440 } }, audited: null } } as SteadyResult;
     const e = efficiency(lagging, floor);
     assert.ok(!isFailed(e));
     assert.equal(e.requests_per_job, 1.4);
+    assert.equal(e.requests_per_job_audited, null);
+    assert.deepEqual(e.requests_audited_by, {});
     assert.equal(e.history_deletes_per_job, 0.4);
-    assert.equal(e.requests_per_job_one_delete_each, 2);
   });
 
   test('a failed floor leaves only the floor figures empty; a failed steady fails the section', () => {

@@ -15,6 +15,7 @@ import { Registry } from 'prom-client';
 import { systemTimers } from '../../../src/clock/index.js';
 import { certificateFromDir } from '../../../src/http/cert-watcher.js';
 import { serveMetrics } from '../../../src/http/servers.js';
+import { MetricsExposition } from '../../../src/metrics/exposition.js';
 import { type TestCertificate, selfSignedCertificate } from '../../support/self-signed-cert.js';
 
 const volume = mkdtempSync(join(tmpdir(), 'secondcron-cert-volume-'));
@@ -64,7 +65,7 @@ test('a renewed Secret is served to new connections; a mismatched pair is report
   const errors: string[] = [];
   const reloads: string[] = [];
   const certificate = certificateFromDir(volume, { timers: systemTimers, pollMs: 50, onError: (err) => errors.push(err.message), onReload: (fp) => reloads.push(fp) });
-  const server = await serveMetrics(0, new Registry(), { secure: { certificate, authorize: () => Promise.resolve({ status: 200 }) } });
+  const server = await serveMetrics(0, new MetricsExposition(new Registry(), undefined), { secure: { certificate, authorize: () => Promise.resolve({ status: 200 }) } });
   try {
     assert.equal((await presented(server.port)).fingerprint256, first.fingerprint256);
 

@@ -8,6 +8,10 @@ import { scj } from '../controller/fixtures.js';
 
 const READY = { type: 'Ready', status: 'True' as const, reason: 'Scheduled', message: '', lastTransitionTime: '2026-12-02T10:00:00Z' };
 
+function render(g: ScheduleGauges): string {
+  return [...g.text()].join('');
+}
+
 /** name{labels} → value, for the sample lines of an exposition text; comments must be HELP/TYPE. */
 function samples(text: string): Map<string, number> {
   const out = new Map<string, number>();
@@ -84,7 +88,7 @@ describe('ScheduleGauges', () => {
     a.status = { nextScheduleTime: '2026-12-02T10:00:05Z', conditions: [READY] };
     g.set(a);
     g.set(scj({ intervalSeconds: 7 }, { name: 'b', uid: 'ub' }));
-    const text = g.render();
+    const text = render(g);
     for (const name of SCHEDULE_METRIC_NAMES) {
       assert.equal(text.split('\n').filter((l) => l === `# TYPE ${name} gauge`).length, 1, `${name} TYPE once`);
     }
@@ -107,15 +111,15 @@ describe('ScheduleGauges', () => {
     const a = scj({}, { name: 'a' });
     g.set(a);
     g.set({ ...a, spec: { ...a.spec, suspend: true } });
-    assert.equal(samples(g.render()).get('secondcron_schedule_suspended{namespace="ns",name="a"}'), 1);
+    assert.equal(samples(render(g)).get('secondcron_schedule_suspended{namespace="ns",name="a"}'), 1);
     g.delete(a);
-    assert.equal(samples(g.render()).size, 0);
+    assert.equal(samples(render(g)).size, 0);
   });
 
   test('label values are escaped as the exposition format requires', () => {
     const g = new ScheduleGauges();
     g.set(scj({ schedule: 'a"b\\c\nd', intervalSeconds: undefined }));
-    const info = g.render().split('\n').find((l) => l.startsWith('secondcron_schedule_info{'));
+    const info = render(g).split('\n').find((l) => l.startsWith('secondcron_schedule_info{'));
     assert.ok(info?.includes('schedule="a\\"b\\\\c\\nd"'), info);
   });
 });

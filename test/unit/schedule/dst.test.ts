@@ -209,3 +209,30 @@ describe('DST: fixed-time schedules (Vixie rule)', () => {
     ]);
   });
 });
+
+describe('DST: H follows the rule of its resolved expression', () => {
+  const at = (src: ReturnType<typeof source>, fromIso: string, untilIso: string, zone: string): string[] =>
+    slotsBetween(src, ms(fromIso), ms(untilIso)).map((s) => local(s, zone));
+
+  it('default/nightly "H H H(2-3) * * *" = "11 35 2 * * *" in Europe/Berlin: a fixed time (gap at 03:00, repeat once)', () => {
+    const src = source({ schedule: 'H H H(2-3) * * *', timeZone: 'Europe/Berlin' }, undefined, undefined, 'default/nightly');
+    assert.deepEqual(at(src, '2026-03-28T00:00:00Z', '2026-03-30T00:00:00Z', 'Europe/Berlin'), [
+      '2026-03-28 02:35:11+01:00',
+      '2026-03-29 03:00:00+02:00',
+    ]);
+    assert.deepEqual(at(src, '2026-10-24T12:00:00Z', '2026-10-26T12:00:00Z', 'Europe/Berlin'), [
+      '2026-10-25 02:35:11+02:00',
+      '2026-10-26 02:35:11+01:00',
+    ]);
+  });
+
+  it('default/nightly "H H/30 * * * *" = "11 5-59/30 * * * *" in America/New_York: a wildcard hour follows the wall clock', () => {
+    const src = source({ schedule: 'H H/30 * * * *', timeZone: 'America/New_York' }, undefined, undefined, 'default/nightly');
+    assert.deepEqual(at(src, '2026-11-01T04:45:00Z', '2026-11-01T07:00:00Z', 'America/New_York'), [
+      '2026-11-01 01:05:11-04:00',
+      '2026-11-01 01:35:11-04:00',
+      '2026-11-01 01:05:11-05:00',
+      '2026-11-01 01:35:11-05:00',
+    ]);
+  });
+});

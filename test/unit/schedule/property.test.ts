@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { IANAZone } from 'luxon';
 import { parseCron, type CronFields } from '../../../src/schedule/cron-expression.js';
+import { resolveHashes } from '../../../src/schedule/hashed-fields.js';
 import { iso, ms, pick, seededRandom, slotsBetween, source } from './helpers.js';
 
 /**
@@ -121,6 +122,42 @@ describe('property: next() agrees with a second-by-second reference', () => {
               `${iso(actual[i] ?? null)} vs ${iso(expected[i] ?? null)}`,
           );
         }
+      });
+    }
+  }
+});
+
+function randomHashedExpression(random: () => number): string {
+  return [
+    pick(random, ['H', 'H/15', 'H(0-9)', '0', '*/7']),
+    pick(random, ['H', 'H/30', 'H(0-29)/10', '*', '*/30', '0']),
+    pick(random, ['H', 'H(1-3)', 'H/2', '*', '2', 'H(0-3)/2']),
+    // Every day, so that each 40-hour window holds slots (H in the day fields: hashed-fields.test.ts).
+    pick(random, ['*', '?']),
+    '*',
+    pick(random, ['*', '?']),
+  ].join(' ');
+}
+
+// H changes nothing about DST: the reference is the resolved expression's, computed from parseCron of
+// the resolved text; the slots are those of the H expression compiled for the identity.
+describe('property: H expressions fire as their resolved expression, across DST', () => {
+  const random = seededRandom(25_2026);
+  for (const [zone, around] of WINDOWS) {
+    for (let i = 0; i < 3; i++) {
+      const expression = randomHashedExpression(random);
+      const identity = `ns-${Math.floor(random() * 100)}/job-${Math.floor(random() * 1e6)}`;
+      it(`${expression} as ${identity} in ${zone} around ${around}`, () => {
+        const resolved = resolveHashes(expression, identity);
+        assert.ok(resolved.ok);
+        const parsed = parseCron(resolved.expression);
+        assert.ok(parsed.ok, resolved.expression);
+        const from = ms(around) - 20 * 3_600_000 + Math.floor(random() * 600) * 1000 + 500;
+        const until = ms(around) + 20 * 3_600_000;
+        const expected = referenceSlots(parsed.fields, zone, from, until);
+        const actual = slotsBetween(source({ schedule: expression, timeZone: zone }, around, around, identity), from, until);
+        assert.ok(expected.length > 0, `no slot of ${resolved.expression} in the window`);
+        assert.deepEqual(actual.map(iso), expected.map(iso), `${expression} resolved to ${resolved.expression}`);
       });
     }
   }

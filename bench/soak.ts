@@ -1,0 +1,312 @@
+// `make soak`: does the operator grow when it runs for long? Not in CI (an hour by default).
+//
+// Two replicas (one Lease) on a private control plane; 100 SecondCronJobs at intervalSeconds 1 (100
+// Jobs/s) and, every few seconds, churn: a SecondCronJob created, edited, suspended or resumed,
+// deleted. Every SOAK_HANDOVER_MINUTES the leader is frozen (SIGSTOP) past its lease duration and
+// thawed, so the other takes over and the old one comes back as a follower (both processes live the
+// whole soak, so their heaps can be followed across terms). RSS and heap of both are sampled every
+// 10 s (their own families only, `name[]`). At the end the churned resources are deleted and, once
+// their Jobs are gone, the controller's map sizes are compared with those at the start.
+//
+// Pass: heap slope ≤ 1 MiB per 10 min on each replica after the warm-up (least squares over the
+// samples); every map back to its start size; no slot of the 100 schedules without a Job outside
+// the handovers. Writes bench/results/soak.{json,svg}; exit 1 when a check fails.
+//
+//   SOAK_MINUTES (60)  SOAK_WARMUP_MINUTES (5)  SOAK_HANDOVER_MINUTES (10)
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+import { type Cluster, startCluster } from '../test/cluster/cluster.js';
+import { installCrd } from '../test/cluster/crd.js';
+import { JobWatcher } from '../test/cluster/job-watcher.js';
+import type { OperatorProcess } from '../test/cluster/operator-process.js';
+import { KCM_FAST_LIMITS } from './config.js';
+import { bulkCreate, createNamespace, restFor, scjManifest, scjPath } from './lib/kube.js';
+import { commit, load } from './lib/machine.js';
+import { finishOperator, makeOperator, scrape } from './lib/operator.js';
+import type { PromSamples } from './lib/prom-text.js';
+import { say, sleep, waitUntil } from './lib/progress.js';
+import { round2, slope } from './lib/stats.js';
+import { timeSeriesSvg } from './report/timeseries-svg.js';
+
+const NS = 'bench-soak';
+const SCHEDULES = 100;
+const SAMPLE_MS = 10_000;
+const CHURN_MS = 3_000;
+const CHURN_MAX = 6;
+/** Frozen past the lease duration (15 s) so the other replica takes the Lease. */
+const FREEZE_MS = 20_000;
+/** Slots from the freeze to this long after it are "during the handover". */
+const HANDOVER_WINDOW_MS = 45_000;
+const SLOPE_LIMIT_MIB_PER_10MIN = 1;
+
+const env = (name: string, fallback: number): number => {
+  const v = Number(process.env[name] ?? fallback);
+  if (!Number.isFinite(v) || v <= 0) throw new Error(`${name} must be a positive number, not ${process.env[name]}`);
+  return v;
+};
+
+interface Sample {
+  t_min: number;
+  replica: string;
+  rss_mib: number;
+  heap_mib: number;
+  leader: boolean;
+}
+
+/** The controller's map sizes as exported (secondcron_controller_entries{map}); empty when the build has none. */
+function mapSizes(m: PromSamples): Record<string, number> {
+  return Object.fromEntries(m.sumByLabel('secondcron_controller_entries', 'map'));
+}
+
+/** Least-squares slope of (minutes, MiB), in MiB per 10 minutes. */
+function slopePer10Min(points: [number, number][]): number | null {
+  const s = slope(points);
+  return s === null ? null : s * 10;
+}
+
+async function main(): Promise<number> {
+  const minutes = env('SOAK_MINUTES', 60);
+  const warmupMin = Math.min(env('SOAK_WARMUP_MINUTES', 5), minutes / 2);
+  const handoverMin = env('SOAK_HANDOVER_MINUTES', 10);
+  const loadStart = load();
+  say(`soak: ${minutes} min (${warmupMin} min warm-up), ${SCHEDULES} × 1 s, churn every ${CHURN_MS / 1000} s, a handover every ${handoverMin} min; load ${loadStart.join(' ')}`);
+  const cluster: Cluster = await startCluster({ nodes: 1 });
+  const replicas: OperatorProcess[] = [];
+  let watcher: JobWatcher | undefined;
+  try {
+    await installCrd((args) => cluster.kubectl(args));
+    await cluster.restartControllerManager(KCM_FAST_LIMITS);
+    const rest = restFor(cluster.kubeconfigPath);
+    await createNamespace(rest, NS);
+    watcher = await new JobWatcher({ kubeconfigPath: cluster.kubeconfigPath, namespace: NS }).start();
+    for (const id of ['soak-a', 'soak-b']) {
+      const op = makeOperator(cluster, NS, id);
+      await op.start();
+      await op.ready(60_000);
+      replicas.push(op);
+    }
+    const t0 = Date.now();
+    const atMin = (ms: number): number => round2((ms - t0) / 60_000) as number;
+    const names = Array.from({ length: SCHEDULES }, (_, i) => `tick-${String(i).padStart(3, '0')}`);
+    await bulkCreate(rest, scjPath(NS), names.map((n) => scjManifest(NS, n, { intervalSeconds: 1 }, false)), 16);
+    const w = watcher;
+    if (!(await waitUntil(() => new Set(w.seen.map((j) => j.owner)).size >= SCHEDULES, 60_000, 500))) throw new Error('the schedules did not all fire within 60 s');
+    const leaderOf = async (): Promise<OperatorProcess | undefined> => {
+      for (const op of replicas) if ((await scrape(op).catch(() => undefined))?.get('secondcron_leader') === 1) return op;
+      return undefined;
+    };
+    await sleep(10_000);
+    const startLeader = await leaderOf();
+    const startMaps = startLeader ? mapSizes(await scrape(startLeader)) : {};
+    say(`soak: ${SCHEDULES} schedules firing; leader ${startLeader?.identity ?? '?'}; controller maps at the start: ${JSON.stringify(startMaps)}`);
+
+    const end = t0 + minutes * 60_000;
+    const samples: Sample[] = [];
+    const handovers: { at_ms: number; from: string; to: string | null }[] = [];
+    const churn = { created: 0, edited: 0, suspended: 0, resumed: 0, deleted: 0, errors: 0 };
+    const live: { name: string; suspended: boolean; interval: number }[] = [];
+    let nextChurn = 0;
+    let nextSample = Date.now();
+    let nextHandover = t0 + handoverMin * 60_000;
+    let tick = 0;
+    while (Date.now() < end) {
+      const now = Date.now();
+      if (now >= nextSample) {
+        nextSample += SAMPLE_MS;
+        for (const op of replicas) {
+          const m = await scrape(op, 5_000).catch(() => undefined);
+          if (!m) continue;
+          samples.push({
+            t_min: atMin(now),
+            replica: op.identity ?? '?',
+            rss_mib: round2((m.get('process_resident_memory_bytes') ?? 0) / 2 ** 20) as number,
+            heap_mib: round2((m.get('nodejs_heap_size_used_bytes') ?? 0) / 2 ** 20) as number,
+            leader: m.get('secondcron_leader') === 1,
+          });
+        }
+        if (samples.length % 60 < replicas.length) say(`  t=${atMin(now)} min ${samples.slice(-replicas.length).map((s) => `${s.replica}${s.leader ? '*' : ''} RSS ${s.rss_mib} heap ${s.heap_mib}`).join('; ')} MiB; Jobs seen ${w.seen.length}`);
+      }
+      if (now >= nextHandover && now + HANDOVER_WINDOW_MS < end) {
+        nextHandover += handoverMin * 60_000;
+        const from = await leaderOf();
+        if (from?.pid !== undefined) {
+          say(`soak: handover: freezing the leader ${from.identity} for ${FREEZE_MS / 1000} s`);
+          process.kill(from.pid, 'SIGSTOP');
+          const at = Date.now();
+          await sleep(FREEZE_MS);
+          process.kill(from.pid, 'SIGCONT');
+          await sleep(5_000);
+          const to = await leaderOf();
+          handovers.push({ at_ms: at, from: from.identity ?? '?', to: to?.identity ?? null });
+          say(`soak: handover done: leader now ${to?.identity ?? 'none'}`);
+        }
+      }
+      if (now >= nextChurn) {
+        nextChurn = now + CHURN_MS;
+        await churnStep(rest, live, tick++, churn);
+      }
+      await sleep(Math.max(0, Math.min(nextSample, nextChurn) - Date.now()));
+    }
+
+    say(`soak: churn over (${JSON.stringify(churn)}); deleting the ${live.length} churned schedules left`);
+    for (const c of live.splice(0)) await rest.request({ verb: 'delete', path: `${scjPath(NS)}/${c.name}` }).catch(() => undefined);
+    const churnGone = await waitUntil(async () => {
+      const scjs = await rest.request<{ items: { metadata: { name: string } }[] }>({ verb: 'list', path: scjPath(NS) });
+      const jobs = await rest.request<{ items: unknown[] }>({ verb: 'list', path: `/apis/batch/v1/namespaces/${NS}/jobs`, query: { labelSelector: 'secondcron.io/secondcronjob,secondcron.io/secondcronjob notin (' + names.join(',') + ')' } });
+      return scjs.items.length === SCHEDULES && jobs.items.length === 0;
+    }, 120_000, 2_000);
+    await sleep(10_000);
+    const endLeader = await leaderOf();
+    const endMaps = endLeader ? mapSizes(await scrape(endLeader)) : {};
+    say(`soak: churned resources gone: ${churnGone}; controller maps at the end: ${JSON.stringify(endMaps)}`);
+
+    // Slots of the 100 schedules without a Job, outside the handovers (and the last seconds, still in flight).
+    const firstSlot = Math.ceil((t0 + warmupMin * 60_000) / 1000) * 1000;
+    const lastSlot = Math.floor((end - 5_000) / 1000) * 1000;
+    const inHandover = (slot: number): boolean => handovers.some((h) => slot >= h.at_ms - 1_000 && slot < h.at_ms + HANDOVER_WINDOW_MS);
+    const seen = new Set(w.seen.map((j) => `${j.owner}@${j.slotMs}`));
+    let expected = 0;
+    let missed = 0;
+    let missedInHandovers = 0;
+    for (let slot = firstSlot; slot <= lastSlot; slot += 1000) {
+      for (const n of names) {
+        const has = seen.has(`${n}@${slot}`);
+        if (inHandover(slot)) {
+          if (!has) missedInHandovers++;
+          continue;
+        }
+        expected++;
+        if (!has) missed++;
+      }
+    }
+    const duplicates = w.duplicates().length;
+
+    const perReplica = replicas.map((op) => {
+      const mine = samples.filter((s) => s.replica === op.identity && s.t_min >= warmupMin);
+      const heap = slopePer10Min(mine.map((s) => [s.t_min, s.heap_mib]));
+      const rss = slopePer10Min(mine.map((s) => [s.t_min, s.rss_mib]));
+      return { replica: op.identity ?? '?', samples: mine.length, heap_slope_mib_per_10min: heap === null ? null : round2(heap), rss_slope_mib_per_10min: rss === null ? null : round2(rss), rss_max_mib: Math.max(...mine.map((s) => s.rss_mib)), heap_max_mib: Math.max(...mine.map((s) => s.heap_mib)) };
+    });
+    const mapsBack = Object.keys(startMaps).length > 0 ? Object.entries(startMaps).every(([k, v]) => endMaps[k] === v) : null;
+    const checks = {
+      heap_slope: perReplica.every((r) => r.heap_slope_mib_per_10min !== null && r.heap_slope_mib_per_10min <= SLOPE_LIMIT_MIB_PER_10MIN),
+      maps_back_to_start: mapsBack,
+      no_missed_slot_outside_handovers: missed === 0,
+      no_duplicates: duplicates === 0,
+    };
+    const passed = Object.values(checks).every((v) => v !== false);
+    const result = {
+      commit: commit(),
+      date: new Date(t0).toISOString(),
+      minutes,
+      warmup_minutes: warmupMin,
+      handover_minutes: handoverMin,
+      schedules: SCHEDULES,
+      load_start: loadStart,
+      load_end: load(),
+      churn,
+      handovers: handovers.map((h) => ({ at_min: atMin(h.at_ms), from: h.from, to: h.to })),
+      replicas: perReplica,
+      maps_start: startMaps,
+      maps_end: endMaps,
+      churned_resources_gone: churnGone,
+      slots_expected: expected,
+      slots_missed: missed,
+      slots_missed_in_handovers: missedInHandovers,
+      duplicates,
+      checks,
+      passed,
+      samples,
+    };
+    const dir = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'bench', 'results');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'soak.json'), JSON.stringify(result, null, 2) + '\n');
+    const colors = ['#1f77b4', '#d62728'];
+    const lines = replicas.flatMap((op, i) => {
+      const mine = samples.filter((s) => s.replica === op.identity);
+      return [
+        { label: `${op.identity} RSS`, color: colors[i] ?? '#333', points: mine.map((s): [number, number] => [s.t_min, s.rss_mib]) },
+        { label: `${op.identity} heap used (slope after warm-up: ${perReplica[i]?.heap_slope_mib_per_10min ?? 'n/a'} MiB / 10 min)`, color: colors[i] ?? '#333', dashed: true, points: mine.map((s): [number, number] => [s.t_min, s.heap_mib]) },
+      ];
+    });
+    const svg = timeSeriesSvg(
+      `secondcron soak: ${SCHEDULES} × 1 s + churn, ${minutes} min, two replicas`,
+      `commit ${result.commit.slice(0, 12)}, ${result.date}, load ${loadStart.join(' ')} → ${result.load_end.join(' ')}; ${passed ? 'PASSED' : 'FAILED'}`,
+      lines,
+      handovers.map((h) => ({ atMin: atMin(h.at_ms), label: `handover → ${h.to ?? '?'}` })),
+      warmupMin,
+    );
+    writeFileSync(join(dir, 'soak.svg'), svg);
+    say(`soak: ${JSON.stringify({ replicas: perReplica, slots_expected: expected, slots_missed: missed, slots_missed_in_handovers: missedInHandovers, duplicates, checks })}`);
+    say(`soak: ${passed ? 'PASSED' : 'FAILED'}; wrote ${join(dir, 'soak.json')} and soak.svg`);
+    return passed ? 0 : 1;
+  } finally {
+    watcher?.stop();
+    for (const op of replicas) {
+      if (op.pid !== undefined) process.kill(op.pid, 'SIGCONT'); // never leave one frozen
+      await finishOperator(op);
+    }
+    await cluster.stop();
+  }
+}
+
+/** One churn action, in a fixed cycle: create, edit, suspend or resume, delete (when enough exist). */
+async function churnStep(
+  rest: ReturnType<typeof restFor>,
+  live: { name: string; suspended: boolean; interval: number }[],
+  tick: number,
+  counts: { created: number; edited: number; suspended: number; resumed: number; deleted: number; errors: number },
+): Promise<void> {
+  const path = scjPath(NS);
+  const patch = (name: string, spec: Record<string, unknown>): Promise<unknown> =>
+    rest.request({ verb: 'patch', path: `${path}/${name}`, body: { spec }, patchType: 'merge' });
+  try {
+    const pick = live[tick % Math.max(1, live.length)];
+    switch (tick % 4) {
+      case 0:
+        if (live.length < CHURN_MAX) {
+          const name = `churn-${tick}`;
+          await rest.request({ verb: 'create', path, body: scjManifest(NS, name, { intervalSeconds: 2 }, false) });
+          live.push({ name, suspended: false, interval: 2 });
+          counts.created++;
+        }
+        break;
+      case 1:
+        if (pick) {
+          pick.interval = pick.interval === 2 ? 3 : 2;
+          await patch(pick.name, { intervalSeconds: pick.interval });
+          counts.edited++;
+        }
+        break;
+      case 2:
+        if (pick) {
+          pick.suspended = !pick.suspended;
+          await patch(pick.name, { suspend: pick.suspended });
+          if (pick.suspended) counts.suspended++;
+          else counts.resumed++;
+        }
+        break;
+      default:
+        if (live.length >= CHURN_MAX / 2) {
+          const gone = live.shift();
+          if (gone) {
+            await rest.request({ verb: 'delete', path: `${path}/${gone.name}` });
+            counts.deleted++;
+          }
+        }
+    }
+  } catch (err) {
+    counts.errors++;
+    say(`  churn error: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    process.stderr.write(`soak failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,131 @@
+// The kubectl plugin installed the two ways kubectl users install plugins, from what `make release`
+// writes: the npm package (`npm pack`, then `npm install -g --prefix`), and the single executable
+// through the real krew (built from sigs.k8s.io/krew by test/cluster/build-release-tools.sh) from
+// the local manifest and archive into a temporary KREW_ROOT, then run with no Node.js on PATH.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, readSync, closeSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { delimiter, dirname, join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+
+import { load } from 'js-yaml';
+
+import { repoRoot } from '../cluster/repo-root.js';
+import { type CommandResult, runCommand } from '../cluster/run-command.js';
+import { testBinDir } from './helpers/cluster-env.js';
+
+const ROOT = repoRoot();
+const VERSION = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+const COMMIT = execFileSync('git', ['rev-parse', '--short=12', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim();
+const SCHEDULE = `apiVersion: secondcron.io/v1
+kind: SecondCronJob
+metadata: {name: berlin}
+spec:
+  schedule: "0 30 2 * * *"
+  timeZone: Europe/Berlin
+  jobTemplate:
+    spec:
+      template:
+        spec:
+          restartPolicy: Never
+          containers: [{name: c, image: busybox}]
+`;
+
+function releaseToolsDir(): string {
+  const dir = process.env.SECONDCRON_RELEASE_TOOLS_DIR;
+  if (!dir) throw new Error('SECONDCRON_RELEASE_TOOLS_DIR is not set: run with `make test-integration` (test/cluster/build-release-tools.sh)');
+  return dir;
+}
+
+describe('the kubectl plugin installed as users install it', () => {
+  let tmp: string;
+  /** A directory holding kubectl and nothing else. */
+  let kubectlOnly: string;
+  let scheduleFile: string;
+
+  /** `kubectl secondcron …` with exactly `path` as PATH, outside any cluster. */
+  const kubectlPlugin = (path: string[], args: string[]): Promise<CommandResult> =>
+    runCommand(join(kubectlOnly, 'kubectl'), ['secondcron', ...args], { env: { PATH: path.join(delimiter), HOME: tmp }, timeoutMs: 60_000 });
+
+  /** The plugin answers --version and computes next slots (time zone data included) from a file. */
+  const assertRuns = async (path: string[]): Promise<void> => {
+    const version = await kubectlPlugin(path, ['--version']);
+    assert.equal(version.code, 0, version.stderr);
+    assert.equal(version.stdout.trim(), `kubectl-secondcron ${VERSION} (commit ${COMMIT})`);
+    const next = await kubectlPlugin(path, ['next', '-f', scheduleFile, '--count', '2', '-o', 'json']);
+    assert.equal(next.code, 0, next.stderr);
+    const printed = JSON.parse(next.stdout) as { name: string; next: { utc: string }[] }[];
+    assert.equal(printed.length, 1);
+    assert.equal(printed[0]?.name, 'berlin');
+    const utc = printed[0]?.next.map((n) => n.utc) ?? [];
+    assert.equal(utc.length, 2);
+    for (const u of utc) assert.match(u, /T0[01]:30:00(\.000)?Z$/, `02:30 in Berlin is 01:30 or 00:30 UTC, got ${u}`);
+  };
+
+  before(() => {
+    tmp = mkdtempSync(join(tmpdir(), 'secondcron-plugin-install-'));
+    kubectlOnly = join(tmp, 'kubectl-only');
+    mkdirSync(kubectlOnly);
+    symlinkSync(join(testBinDir(), 'kubectl'), join(kubectlOnly, 'kubectl'));
+    scheduleFile = join(tmp, 'berlin.yaml');
+    writeFileSync(scheduleFile, SCHEDULE);
+  });
+
+  after(() => {
+    if (tmp) rmSync(tmp, { recursive: true, force: true });
+  });
+
+  test('npm: the package holds only what runs; npm install -g puts kubectl-secondcron on PATH', async (t) => {
+    const packed = await runCommand('npm', ['pack', '--json', '--pack-destination', tmp], { cwd: ROOT, timeoutMs: 120_000 });
+    assert.equal(packed.code, 0, packed.stderr);
+    const [info] = JSON.parse(packed.stdout) as { filename: string; size: number; files: { path: string }[] }[];
+    assert.ok(info);
+    const files = info.files.map((f) => f.path).sort();
+    const unexpected = files.filter((f) => !['package.json', 'README.md', 'LICENSE', 'CHANGELOG.md', 'dist/build-info.json', 'dist/bin/kubectl-secondcron'].includes(f) && !/^dist\/.+\.js$/.test(f));
+    assert.deepEqual(unexpected, [], 'files that do not run');
+    for (const needed of ['dist/bin/kubectl-secondcron', 'dist/main.js', 'dist/plugin/plugin.js', 'LICENSE', 'CHANGELOG.md']) assert.ok(files.includes(needed), `${needed} is in the package`);
+    const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { private?: boolean; bin: Record<string, string>; engines: { node: string } };
+    assert.equal(manifest.private, undefined);
+    assert.equal(manifest.bin['kubectl-secondcron'], 'dist/bin/kubectl-secondcron');
+    t.diagnostic(`${info.filename}: ${files.length} files, ${info.size} bytes`);
+
+    const prefix = join(tmp, 'npm-prefix');
+    const installed = await runCommand('npm', ['install', '-g', '--prefix', prefix, '--no-audit', '--no-fund', join(tmp, info.filename)], { cwd: tmp, timeoutMs: 300_000 });
+    assert.equal(installed.code, 0, installed.stderr);
+    assert.ok(existsSync(join(prefix, 'bin', 'kubectl-secondcron')), 'kubectl-secondcron in <prefix>/bin');
+    // The npm package runs on the user's Node.js: its directory on PATH besides the prefix and kubectl.
+    await assertRuns([join(prefix, 'bin'), dirname(process.execPath), kubectlOnly]);
+  });
+
+  test('krew: the single executable from the local manifest and archive runs with no Node.js on PATH', async (t) => {
+    const release = join(tmp, 'release');
+    const built = await runCommand(process.execPath, [join(ROOT, 'build', 'release', 'plugin-executable.js')], { env: { ...process.env, RELEASE_DIR: release }, timeoutMs: 300_000 });
+    assert.equal(built.code, 0, built.stderr);
+    const manifestPath = join(release, 'secondcron.yaml');
+    const archive = join(release, 'kubectl-secondcron-linux-amd64.tar.gz');
+    const manifest = load(readFileSync(manifestPath, 'utf8')) as { spec: { version: string; platforms: { sha256: string; bin: string }[] } };
+    assert.equal(manifest.spec.version, `v${VERSION}`);
+    const sha = execFileSync('sha256sum', [archive], { encoding: 'utf8' }).split(' ')[0];
+    assert.equal(manifest.spec.platforms[0]?.sha256, sha, 'the manifest carries the archive digest');
+
+    const krewRoot = join(tmp, 'krew');
+    const krew = await runCommand(join(releaseToolsDir(), 'krew'), ['install', `--manifest=${manifestPath}`, `--archive=${archive}`],
+      { env: { HOME: tmp, KREW_ROOT: krewRoot, PATH: '/usr/bin:/bin' }, timeoutMs: 120_000 });
+    assert.equal(krew.code, 0, `${krew.stdout}${krew.stderr}`);
+    assert.match(krew.stderr + krew.stdout, /Installed plugin: secondcron/);
+    const receipt = load(readFileSync(join(krewRoot, 'receipts', 'secondcron.yaml'), 'utf8')) as { spec: { version: string } };
+    assert.equal(receipt.spec.version, `v${VERSION}`);
+
+    const exe = join(krewRoot, 'bin', 'kubectl-secondcron');
+    const head = Buffer.alloc(4);
+    const fd = openSync(exe, 'r');
+    readSync(fd, head, 0, 4, 0);
+    closeSync(fd);
+    assert.deepEqual([...head], [0x7f, 0x45, 0x4c, 0x46], 'an ELF executable, not a script for node');
+    const path = [join(krewRoot, 'bin'), kubectlOnly];
+    assert.deepEqual(path.filter((d) => existsSync(join(d, 'node'))), [], 'no node on PATH');
+    await assertRuns(path);
+    t.diagnostic(`archive ${readFileSync(archive).length} bytes`);
+  });
+});
