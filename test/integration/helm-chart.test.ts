@@ -325,7 +325,7 @@ describe('helm template, default values', async () => {
       retryPeriodMs: 2_000,
       metricsPort: 8080,
       perScheduleMetrics: true,
-      metricsSecure: false,
+      metricsSecure: true, // the chart's default (the binary's own default is false)
       healthPort: 8081,
       maxConcurrentCreates: 32,
       qps: 200,
@@ -505,6 +505,10 @@ describe('helm template, non-default values', async () => {
       port: 'metrics',
       path: '/metrics',
       honorLabels: false,
+      // metrics.secure (the default): HTTPS, the scraper ServiceAccount's token, a self-signed certificate.
+      scheme: 'https',
+      authorization: { type: 'Bearer', credentials: { name: `${FULLNAME}-metrics-scraper`, key: 'token' } },
+      tlsConfig: { insecureSkipVerify: true },
       interval: '1m30s',
       relabelings: [{ action: 'replace', targetLabel: 'job', replacement: 'scj-operator' }],
     }]);
@@ -608,7 +612,8 @@ describe('helm template, the knobs users expect (cert-manager, ingress-nginx, ku
       assert.equal(d.metadata?.namespace, want, `${d.kind}/${d.metadata?.name}`);
     }
     for (const b of [...ofKind<V1ClusterRoleBinding>(docs, 'ClusterRoleBinding'), ...ofKind<V1RoleBinding>(docs, 'RoleBinding')]) {
-      for (const sub of b.subjects ?? []) assert.equal(sub.namespace, 'ops', `${b.kind}/${b.metadata?.name} subject`);
+      const want = b.metadata?.name === `${FULLNAME}-metrics-scraper` ? 'monitoring' : 'ops';
+      for (const sub of b.subjects ?? []) assert.equal(sub.namespace, want, `${b.kind}/${b.metadata?.name} subject`);
     }
   });
 

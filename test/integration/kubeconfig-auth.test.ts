@@ -8,10 +8,11 @@ import { test } from 'node:test';
 
 import { Agent, request } from 'undici';
 
+import { installCrd } from '../cluster/crd.js';
 import { runCommand } from '../cluster/run-command.js';
 import { loadConnection } from '../../src/kube/connection.js';
 import { KubeRest } from '../../src/kube/rest.js';
-import { type TestNamespace, kubectlOk, testBinDir, testEnv, uniqueNamespace } from './helpers/cluster-env.js';
+import { type TestNamespace, kubectl as clusterKubectl, kubectlOk, testBinDir, testEnv, uniqueNamespace } from './helpers/cluster-env.js';
 import { eventually } from './helpers/eventually.js';
 import { testOperator } from './helpers/operator.js';
 
@@ -51,6 +52,8 @@ function kubeconfigFile(path: string, doc: Record<string, unknown>): string {
 
 test('$KUBECONFIG with several files: the operator talks to the cluster `kubectl config current-context` shows', async (t) => {
   const real = await testCluster();
+  // The operator is Ready once its caches synced, which needs the CRD (not left to an earlier test file).
+  await installCrd(clusterKubectl);
   const ns: TestNamespace = await uniqueNamespace('merge');
   const dir = mkdtempSync(join(tmpdir(), 'secondcron-merge-'));
   t.after(async () => {
