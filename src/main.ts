@@ -118,7 +118,7 @@ async function main(): Promise<void> {
       }),
   );
 
-  const priority = new WritePriority(timers);
+  const priority = new WritePriority(timers, mono);
   const creator = new JobCreator({
     rest,
     maxConcurrent: cfg.maxConcurrentCreates,
@@ -159,8 +159,9 @@ async function main(): Promise<void> {
       r.addEventHandler({ added: (o) => scheduleGauges.set(o), updated: (_old, o) => scheduleGauges.set(o), deleted: (o) => scheduleGauges.delete(o) });
     }
   }
-  for (const r of jobReflectors) r.addEventHandler(controller.jobEvents);
+  namespaces.forEach((ns, i) => jobReflectors[i]?.addEventHandler(controller.jobEvents(ns)));
   metrics.scheduleCounts = () => controller.counts();
+  metrics.controllerSizes = () => controller.mapSizes();
 
   let schedulerStarted = false; // before the first sync there is no loop to judge
   const schedulerStall = (): string | undefined => {
@@ -186,9 +187,11 @@ async function main(): Promise<void> {
   // Jobs first: when SecondCronJobs arrive, their Jobs are already known (catch-up needs them).
   manager.addCacheStage(jobReflectors);
   manager.addCacheStage(scjReflectors);
-  // Stopped in reverse: the scheduler first, then resync, then in-flight creates, then reconciles.
-  manager.add({ name: 'controller', start: () => {}, stop: () => controller.shutDown() });
+  // Stopped in reverse: the scheduler first, then resync, then the reconciles (nothing new is decided
+  // or submitted), then the creator: creates not yet sent are dropped, the ones on the wire answered.
+  // Only then is the Lease released, so no write of ours can land after another replica took over.
   manager.add({ name: 'job creator', start: () => {}, stop: () => creator.drain() });
+  manager.add({ name: 'controller', start: () => {}, stop: () => controller.shutDown() });
   let resync: NodeJS.Timeout | undefined;
   manager.add({ name: 'resync', start: () => (resync = setInterval(() => controller.resync(), RESYNC_MS)), stop: () => clearInterval(resync) });
   manager.add({
@@ -212,7 +215,7 @@ async function main(): Promise<void> {
       metrics.leaderTransitions.inc({ direction: 'stopped' });
     },
   });
-  manager.addLeaderOnly({ name: 'controller (leader)', start: () => controller.startedLeading(), stop: () => {} });
+  manager.addLeaderOnly({ name: 'controller (leader)', start: () => controller.startedLeading(), stop: () => controller.stoppedLeading() });
 
   await manager.syncCaches();
   // Until now a signal exits at once (nothing held); from here on it stops everything in order.

@@ -1,27 +1,28 @@
 // The SecondCronJob controller. Every replica keeps its caches and scheduler warm; only the leader
-// writes (Jobs, status, finalizers, Events). Slots fire from the scheduler's single timer straight
-// into the JobCreator; everything else a resource needs (finalizer, template check, history, status)
-// is one reconcile per key on a de-duplicating work queue, retried with per-key backoff.
+// writes (Jobs, status, finalizers, Events). Everything about a schedule is decided by the reconcile of
+// its key on a de-duplicating work queue (one reconcile per key at a time, retried with per-key
+// backoff), as upstream's CronJob controller does: the scheduler's timer only marks a key due, and a
+// create's answer only moves the slot ledger on and queues the key again. The reconcile plans the
+// slots (slots/plan.ts, pure), carries the plan out, then does the housekeeping: finalizer, template
+// check, history, status.
 import type { MonotonicClock, Timers, WallClock } from '../clock/clock.js';
 import { isNotFound } from '../kube/api-error.js';
 import type { ReflectorHandler } from '../kube/reflector.js';
 import type { RestClient } from '../kube/rest.js';
 import { objectKey } from '../kube/types.js';
 import type { Logger } from '../log.js';
-import type { Metrics, MissedReason } from '../metrics/metrics.js';
+import type { Metrics } from '../metrics/metrics.js';
 import { type Fire, Scheduler } from '../scheduler/index.js';
-import type { Job, SecondCronJob, SecondCronJobStatus } from './api.js';
-import { findMissedSlots } from './catch-up.js';
+import { type Job, type SecondCronJob, type SecondCronJobStatus, jobsPath } from './api.js';
 import type { EventSink } from './events.js';
 import { addFinalizer, deleteJob, hasFinalizer, listOwnedJobs, removeFinalizer } from './finalizer.js';
-import { jobsToPrune } from './history.js';
-import { buildJob } from './job-builder.js';
-import type { JobCreator } from './job-creator.js';
+import { buildJob, jobName } from './job-builder.js';
+import type { CreateListener, JobCreator } from './job-creator.js';
 import { JobIndex } from './job-index.js';
-import { isActive, isOwnedBy, jobOutcome, jobSlotMs } from './job-state.js';
-import { createDeadlineMs, decideFire } from './policy.js';
-import { type ScheduleRecord, newRecord } from './schedule-record.js';
+import { isOwnedBy, jobOutcome } from './job-state.js';
+import { type ScheduleRecord, newRecord, scheduleSpecOf } from './schedule-record.js';
 import { slimJob } from './slim.js';
+import { type Missed, firstOpenSlotMs, plan } from './slots/plan.js';
 import { type ReadyState, desiredStatus, rfc3339, statusEquals } from './status.js';
 import { writeStatus } from './status-writer.js';
 import { FencedRest, NotLeaderError } from './fenced-rest.js';
@@ -70,8 +71,9 @@ export interface ControllerDeps {
 const STATUS_MIN_INTERVAL_MS = 1_000;
 const STATUS_COALESCE_MS = 4_000;
 const FAST_SCHEDULE_MS = 5_000;
-// The old StatusWriter (4) and housekeeping limit (8) together: bounded, so thousands of resources
-// seen at once (a new leader, a restart) cannot flood the API server or starve Job creates.
+// Bounded, so thousands of resources seen at once (a new leader, a restart) cannot flood the API
+// server. A slot's decision never waits for one: it runs before any I/O of its reconcile, and keys
+// made due by a slot or a create's answer are taken before housekeeping ones.
 const DEFAULT_WORKERS = 12;
 
 export class Controller {
@@ -104,6 +106,7 @@ export class Controller {
       random: d.random,
       onError: (key, err, retryInMs) => d.log.warn('reconcile failed; retrying', { key, err, retryInMs: Math.round(retryInMs) }),
     });
+    d.creator.listen(this.createAnswers);
   }
 
   // ---- cache events -------------------------------------------------------------------------
@@ -114,63 +117,58 @@ export class Controller {
     deleted: (scj) => this.forget(objectKey(scj)),
   };
 
-  readonly jobEvents: ReflectorHandler<Job> = {
-    added: (job) => this.jobChanged(undefined, job),
-    updated: (old, job) => this.jobChanged(old, job),
-    deleted: (job) => {
-      const key = this.jobs.remove(job);
-      if (!key) return;
-      this.records.get(key)?.deleting.delete(job.metadata.uid);
-      this.queue.add(key);
-    },
-    relisted: (listStartedMonoMs) => {
-      for (const [key, rec] of this.records) {
-        let dropped = false;
-        for (const [name, e] of rec.expected) {
-          if (e.ackMonoMs >= listStartedMonoMs) continue;
-          rec.expected.delete(name);
-          dropped = true;
+  /** The handler for the Job reflector of one namespace ('' or undefined: all namespaces). */
+  jobEvents(namespace?: string): ReflectorHandler<Job> {
+    return {
+      added: (job) => this.jobChanged(undefined, job),
+      updated: (old, job) => this.jobChanged(old, job),
+      deleted: (job) => {
+        const key = this.jobs.remove(job);
+        if (!key) return;
+        this.records.get(key)?.ledger.jobGone(job);
+        this.queue.add(key);
+      },
+      relisted: (listStartedMonoMs) => {
+        for (const [key, rec] of this.records) {
+          if (namespace && !key.startsWith(`${namespace}/`)) continue;
+          if (rec.ledger.relisted(listStartedMonoMs, (name) => this.jobs.has(key, name))) this.queue.add(key);
         }
-        if (dropped) this.queue.add(key);
-      }
-    },
-  };
+      },
+    };
+  }
 
   private jobChanged(old: Job | undefined, job: Job): void {
-    const key = this.jobs.put(job);
+    const { key, previousKey } = this.jobs.put(job);
+    if (previousKey) this.queue.add(previousKey); // relabelled: no longer that schedule's Job
     if (!key) return;
-    const rec = this.records.get(key);
-    rec?.expected.delete(job.metadata.name);
-    if (old && jobOutcome(old) === jobOutcome(job)) return;
-    if (rec && jobOutcome(job) !== undefined) rec.pruneDue = true;
+    this.records.get(key)?.ledger.jobObserved(job);
+    if (old && jobOutcome(old) === jobOutcome(job) && !previousKey) return;
     this.queue.add(key);
   }
 
   /** The one place a schedule's state is dropped. */
   private forget(key: string): void {
     this.scheduler.delete(key);
+    this.d.creator.cancel(key);
     this.records.delete(key);
     this.queue.forget(key);
   }
 
   // ---- lifecycle ----------------------------------------------------------------------------
 
-  /**
-   * Leader-only work starts: every schedule runs the missed-slot rule and is reconciled. The rule
-   * runs here, synchronously, for every schedule this replica already follows: a slot firing before
-   * a queued catch-up ran would move "decided" past the gap, and the gap would never be counted.
-   */
+  /** Leader-only work starts: every schedule is reconciled, its due slots first. */
   startedLeading(): void {
-    for (const scj of this.d.scjs.list()) {
-      const key = objectKey(scj);
-      const rec = this.records.get(key);
-      if (rec && rec.generation === scj.metadata.generation && !scj.spec.suspend && !scj.metadata.deletionTimestamp) {
-        rec.catchUpDue = false;
-        this.catchUp(key, scj, rec);
-      } else if (rec) {
-        rec.catchUpDue = true;
-      }
-      this.queue.add(key);
+    for (const scj of this.d.scjs.list()) this.queue.addFirst(objectKey(scj));
+  }
+
+  /** Creates not on the wire are dropped; their slots are undecided again (the next leader decides them). */
+  stoppedLeading(): void {
+    for (const [key, rec] of this.records) {
+      const create = rec.ledger.create;
+      if (!create || create.sent) continue;
+      this.d.creator.cancel(key);
+      const scj = this.d.scjs.get(key);
+      rec.ledger.leadershipLost(scj ? { job: assumedJob(scj, create.slotMs), ackMonoMs: this.d.mono.nowMs() } : undefined);
     }
   }
 
@@ -182,6 +180,20 @@ export class Controller {
   /** Stops reconciling and waits for running reconciles. */
   async shutDown(): Promise<void> {
     await this.queue.shutDown();
+  }
+
+  // ---- firing -------------------------------------------------------------------------------
+
+  /**
+   * Called by the scheduler on every replica; followers only keep their timers advancing. A leader
+   * that is no longer fresh (frozen past its renew deadline) does nothing: the slots it slept through
+   * are another leader's, or its own once it leads again. The fire decides nothing: the key's
+   * reconcile does, from the slots themselves (the fire's own count of skipped slots is not needed).
+   */
+  private onFire(fire: Fire): void {
+    if (!(this.d.leadership.fenceRemainingMs() > 0)) return;
+    this.d.metrics.timerLateness.observe(fire.latenessMs / 1000);
+    this.queue.addFirst(fire.key);
   }
 
   // ---- reconcile ----------------------------------------------------------------------------
@@ -196,20 +208,28 @@ export class Controller {
     const leader = this.d.leadership.isLeader();
     if (scj.metadata.deletionTimestamp) {
       this.scheduler.delete(key);
-      if (leader && hasFinalizer(scj)) await this.finalize(key, scj);
+      this.d.creator.cancel(key);
+      if (leader && hasFinalizer(scj) && !rec.finalized) await this.finalize(key, scj, rec);
       return;
     }
-    this.schedule(key, scj, rec, leader);
+    this.keepTimer(key, scj, rec);
     if (!leader) return;
     // Each step runs even if an earlier one failed (a dry run that timed out must not hold back
     // history or status); the first failure is rethrown at the end, so the key is retried with backoff.
     const failures: unknown[] = [];
     const step = async (fn: () => Promise<unknown>): Promise<void> => {
-      await fn().catch((err: unknown) => void failures.push(err));
+      await fn().catch((err: unknown) => {
+        if (!(err instanceof NotLeaderError)) failures.push(err); // a new leader reconciles everything again
+      });
     };
-    if (!hasFinalizer(scj)) await step(() => this.housekeeping(() => addFinalizer(this.writes, scj)));
+    let prune: readonly Job[] = [];
+    await step(async () => (prune = await this.decide(key, scj, rec)));
+    // The rest yields to Job creates waiting for a token, without holding a worker.
+    const yieldMs = this.d.priority.yieldMs();
+    if (yieldMs > 0 && failures.length === 0) return { requeueAfterMs: yieldMs };
+    if (!hasFinalizer(scj)) await step(() => addFinalizer(this.writes, scj));
     if (rec.compiled.ok) await step(() => this.judgeTemplate(scj, rec));
-    await step(() => this.deleteUnwanted(scj, rec));
+    if (prune.length > 0) await step(() => this.deleteJobs(scj, rec, prune, 'history limit'));
     const result = await this.updateStatus(key, scj, rec);
     if (failures.length > 0) throw failures[0];
     return result;
@@ -223,54 +243,207 @@ export class Controller {
       this.d.log.warn('invalid schedule', { key, reason: compiled.reason, message: compiled.message });
       if (this.d.leadership.isLeader()) this.d.events.record(scj, 'Warning', compiled.reason, compiled.message);
     }
+    const scheduleSpec = scheduleSpecOf(scj);
+    const suspended = scj.spec.suspend === true;
     if (rec && rec.uid === scj.metadata.uid) {
-      // A new generation: recompile and catch up, keep what was learned about slots and Jobs.
+      // A new generation. An edit of what the slots are computed from, or a resume, starts the
+      // schedule anew from the moment it is seen: no slot of the old schedule fires after it (I7), and
+      // the slots that fell while suspended are neither run nor counted (I6).
+      if (rec.scheduleSpec !== scheduleSpec || (rec.suspended && !suspended)) {
+        const dropped = rec.ledger.scheduleChanged(this.d.wall.nowMs());
+        if (dropped.create !== undefined) this.d.creator.cancel(key);
+        for (const slotMs of [dropped.create, dropped.held]) {
+          if (slotMs !== undefined) this.missed(scj, { reason: 'late', count: 1, slotMs });
+        }
+        this.scheduler.delete(key);
+      }
       rec.generation = scj.metadata.generation;
       rec.compiled = compiled;
-      rec.catchUpDue = true;
-      this.scheduler.delete(key);
+      rec.scheduleSpec = scheduleSpec;
+      rec.suspended = suspended;
     } else {
       if (rec) this.forget(key); // same name, new object
       rec = newRecord(scj, compiled);
+      // Resumed while no leader was looking: the last status was written while it was suspended.
+      const ready = scj.status?.conditions?.find((c) => c.type === 'Ready');
+      if (!suspended && ready?.reason === 'Suspended') rec.ledger.scheduleChanged(this.d.wall.nowMs());
       this.records.set(key, rec);
     }
     return rec;
   }
 
-  /** Keeps the scheduler's entry in line with the spec; the leader runs the missed-slot rule. */
-  private schedule(key: string, scj: SecondCronJob, rec: ScheduleRecord, leader: boolean): void {
-    if (!rec.compiled.ok || scj.spec.suspend) {
-      this.scheduler.delete(key);
-      return;
-    }
-    if (!this.scheduler.has(key)) this.scheduler.set(key, rec.compiled.source);
-    if (leader && rec.catchUpDue) {
-      rec.catchUpDue = false;
-      this.catchUp(key, scj, rec);
+  /** Keeps the scheduler's entry in line with the spec, on every replica (followers stay warm). */
+  private keepTimer(key: string, scj: SecondCronJob, rec: ScheduleRecord): void {
+    if (!rec.compiled.ok || scj.spec.suspend) this.scheduler.delete(key);
+    else if (!this.scheduler.has(key)) this.scheduler.set(key, rec.compiled.source);
+  }
+
+  /**
+   * Plans the schedule's slots and carries the plan out: counts what is missed, supersedes or queues
+   * the create, and for Replace deletes the running Jobs first and plans again once the deletes were
+   * accepted (a failed delete throws: no create, the key is retried with backoff until the slot's
+   * deadline). Returns the Jobs the history limits want gone.
+   */
+  private async decide(key: string, scj: SecondCronJob, rec: ScheduleRecord): Promise<readonly Job[]> {
+    for (;;) {
+      // Checked again after every await: a deposed leader, a new spec or a new object stop the plan.
+      if (!(this.d.leadership.fenceRemainingMs() > 0) || this.records.get(key) !== rec || this.d.scjs.get(key) !== scj) return [];
+      const p = plan({
+        scj,
+        source: rec.compiled.ok ? rec.compiled.source : undefined,
+        templateInvalid: rec.template.kind === 'invalid' && rec.templateGeneration === scj.metadata.generation,
+        jobs: this.ownedJobs(key, scj, rec),
+        ledger: rec.ledger,
+        nowMs: this.d.wall.nowMs(),
+      });
+      if (p.supersede) this.d.creator.cancel(key);
+      rec.ledger.decide(p);
+      for (const m of p.missed) this.missed(scj, m);
+      const late = p.missed.reduce((n, m) => n + (m.reason === 'late' ? m.count : 0), 0);
+      const runs = p.create ?? p.hold;
+      if (runs && late > 0) this.d.log.info('catching up missed slot', { key, slot: rfc3339(runs.slotMs), older: late });
+      if (!p.create) return p.prune;
+      if (p.replace.length > 0) {
+        await this.deleteJobs(scj, rec, p.replace, 'concurrencyPolicy Replace');
+        continue;
+      }
+      this.d.creator.submit(key, buildJob(scj, p.create.slotMs), p.create.slotMs, p.create.deadlineMs);
+      return p.prune;
     }
   }
 
-  /** Housekeeping writes wait for pending Job creates (WritePriority); undefined = fenced off. */
-  private async housekeeping<T>(write: () => Promise<T>): Promise<T | undefined> {
-    await this.d.priority.calm();
+  /** Deletes every Job (accepted deletes are remembered); throws the first failure after all were tried. */
+  private async deleteJobs(scj: SecondCronJob, rec: ScheduleRecord, jobs: readonly Job[], why: string): Promise<void> {
+    const results = await Promise.allSettled(
+      jobs
+        .filter((job) => !rec.ledger.deleting.has(job.metadata.name))
+        .map(async (job) => {
+          await deleteJob(this.writes, job);
+          rec.ledger.deleteAccepted(job);
+          this.d.events.record(scj, 'Normal', 'SuccessfulDelete', `Deleted job ${job.metadata.name} (${why})`);
+        }),
+    );
+    const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed) throw failed.reason;
+  }
+
+  /** What a create's steps mean for its schedule's slots; the key is reconciled again after each. */
+  private readonly createAnswers: CreateListener = {
+    sent: (key, slotMs) => {
+      const ledger = this.records.get(key)?.ledger;
+      if (ledger?.create?.slotMs === slotMs) ledger.createSent();
+    },
+    retrying: (key, slotMs, nothingStored, error) => {
+      const ledger = this.records.get(key)?.ledger;
+      if (ledger?.create?.slotMs !== slotMs) return;
+      ledger.createRetrying(nothingStored);
+      this.d.log.debug('job create will be retried', { key, slot: rfc3339(slotMs), nothingStored, err: error });
+      if (nothingStored) this.queue.addFirst(key); // a newer due slot supersedes it now
+    },
+    ended: (key, slotMs, answer) => {
+      const rec = this.records.get(key);
+      const scj = this.d.scjs.get(key);
+      if (!rec || rec.ledger.create?.slotMs !== slotMs) return;
+      switch (answer.kind) {
+        case 'created': {
+          rec.ledger.createEnded('created', slotMs);
+          this.d.metrics.triggerLatency.observe((answer.ackMs - slotMs) / 1000);
+          // Seen by Forbid/Replace and status before the watch event arrives.
+          const name = answer.job.metadata.name;
+          if (!this.jobs.has(key, name)) rec.ledger.expected.set(name, { job: slimJob(answer.job), ackMonoMs: this.d.mono.nowMs() });
+          if (scj) this.d.events.record(scj, 'Normal', 'SuccessfulCreate', `Created job ${name}`);
+          this.d.log.debug('job created', { key, job: name, latencyMs: answer.ackMs - slotMs });
+          break;
+        }
+        case 'already_exists':
+          rec.ledger.createEnded('already_exists', slotMs);
+          // The Job exists (a retry after an unknown outcome, or another leader's): Forbid and Replace
+          // must see it before the watch shows it.
+          if (scj && !this.jobs.has(key, jobName(scj.metadata.name, slotMs))) {
+            rec.ledger.expected.set(jobName(scj.metadata.name, slotMs), { job: assumedJob(scj, slotMs), ackMonoMs: this.d.mono.nowMs() });
+          }
+          break;
+        case 'failed':
+          rec.ledger.createEnded('failed', slotMs);
+          if (!scj) break;
+          if (answer.maybeStored) void this.settleUnknownOutcome(key, scj, rec, slotMs, answer.reason, answer.error);
+          else this.createFailed(scj, slotMs, answer.reason, answer.error);
+          break;
+        case 'not_leader':
+          rec.ledger.createEnded('not_leader', slotMs);
+      }
+      this.queue.addFirst(key);
+    },
+  };
+
+  private createFailed(scj: SecondCronJob, slotMs: number, reason: 'deadline' | 'error', error: Error | undefined): void {
+    if (reason === 'error') {
+      this.d.log.warn('job create failed', { key: objectKey(scj), slot: rfc3339(slotMs), err: error });
+      this.d.events.record(scj, 'Warning', 'FailedCreate', `Error creating job for slot ${rfc3339(slotMs)}: ${error?.message ?? 'unknown error'}`);
+    }
+    this.missed(scj, { reason, count: 1, slotMs });
+  }
+
+  /**
+   * A create given up after an answer that left its outcome unknown (a timeout, a 500): the Job may
+   * exist. Like upstream's live GET for a missing Job, one read settles it: the slot is counted as
+   * missed only when the Job is not there. Until then the Job counts as created (Forbid, Replace).
+   */
+  private async settleUnknownOutcome(key: string, scj: SecondCronJob, rec: ScheduleRecord, slotMs: number, reason: 'deadline' | 'error', error: Error | undefined): Promise<void> {
+    const name = jobName(scj.metadata.name, slotMs);
+    if (!this.jobs.has(key, name)) rec.ledger.expected.set(name, { job: assumedJob(scj, slotMs), ackMonoMs: this.d.mono.nowMs() });
+    let exists: boolean;
     try {
-      return await write();
+      await this.d.rest.request({ verb: 'get', path: `${jobsPath(scj.metadata.namespace)}/${name}`, timeoutMs: 10_000, metadataOnly: true, purpose: 'job_create' });
+      exists = true;
     } catch (err) {
-      if (err instanceof NotLeaderError) return undefined; // a new leader reconciles everything again
-      throw err;
+      exists = false;
+      if (!isNotFound(err)) this.d.log.warn('could not tell whether a Job exists; counting its slot as missed', { key, job: name, err });
+    }
+    if (exists) {
+      this.d.log.info('job create timed out, yet the Job exists', { key, job: name });
+    } else {
+      rec.ledger.expected.delete(name);
+      this.createFailed(scj, slotMs, reason, error);
+    }
+    this.queue.addFirst(key);
+  }
+
+  private missed(scj: SecondCronJob, m: Missed): void {
+    this.d.metrics.triggersMissed.inc({ reason: m.reason }, m.count);
+    if (m.reason === 'late') {
+      this.d.events.record(scj, 'Warning', 'MissedSchedule', `${m.count} slot(s) from ${rfc3339(m.slotMs)} were not started in time; only the latest due slot runs`);
+    } else if (m.reason === 'deadline') {
+      this.d.events.record(scj, 'Warning', 'MissedSchedule', `Missed slot ${rfc3339(m.slotMs)}: not started within its starting deadline`);
+    } else if (m.reason === 'forbid') {
+      this.d.events.record(scj, 'Normal', 'JobAlreadyActive', 'Not starting a Job: the previous one is still running or being created (concurrencyPolicy Forbid)');
     }
   }
 
-  private async finalize(key: string, scj: SecondCronJob): Promise<void> {
-    const jobs = await this.housekeeping(async () => {
-      const owned = await listOwnedJobs(this.d.rest, scj);
-      await Promise.all(owned.map((j) => deleteJob(this.writes, j)));
+  /** The Jobs this resource controls: the cache, plus the ones just created that it has not shown yet. */
+  private ownedJobs(key: string, scj: SecondCronJob, rec: ScheduleRecord): Job[] {
+    const owned = this.jobs.jobsOf(key).filter((j) => isOwnedBy(j, scj));
+    for (const [name, e] of rec.ledger.expected) {
+      if (!this.jobs.has(key, name) && isOwnedBy(e.job, scj)) owned.push(e.job);
+    }
+    return owned;
+  }
+
+  // ---- housekeeping -------------------------------------------------------------------------
+
+  private async finalize(key: string, scj: SecondCronJob, rec: ScheduleRecord): Promise<void> {
+    const owned = await listOwnedJobs(this.d.rest, scj);
+    await Promise.all(owned.map((j) => deleteJob(this.writes, j)));
+    try {
       await removeFinalizer(this.writes, scj);
-      return owned;
-    });
-    if (jobs === undefined) return;
-    if (jobs.length > 0) this.d.events.record(scj, 'Normal', 'SuccessfulDelete', `Deleted ${jobs.length} job(s) before removing the SecondCronJob`);
-    this.d.log.info('finalized', { key, jobsDeleted: jobs.length });
+    } catch (err) {
+      if (!isNotFound(err)) throw err; // gone already: someone else finished it
+    }
+    // The Job deletions above queue this key again before the cache shows the resource gone: it must
+    // not be finalized twice (a JSON patch test against a finalizer list that is no longer there).
+    rec.finalized = true;
+    if (owned.length > 0) this.d.events.record(scj, 'Normal', 'SuccessfulDelete', `Deleted ${owned.length} job(s) before removing the SecondCronJob`);
+    this.d.log.info('finalized', { key, jobsDeleted: owned.length });
   }
 
   /** Server-side dry run of the Job template once per generation: catches what the CRD schema cannot. */
@@ -287,8 +460,7 @@ export class Controller {
     }
     // The manifest is built when its turn comes: thousands queued at start-up would otherwise all be in
     // memory. A timeout or 5xx is no verdict on the template: it throws, and the queue retries with backoff.
-    const verdict = await this.housekeeping(() => dryRunJob(this.writes, scj, this.d.wall.nowMs()));
-    if (verdict === undefined) return;
+    const verdict = await dryRunJob(this.writes, scj, this.d.wall.nowMs());
     if (verdict.ok) {
       rec.template = { kind: 'valid' };
     } else {
@@ -298,41 +470,10 @@ export class Controller {
     rec.templateGeneration = generation;
   }
 
-  /** History limits and concurrencyPolicy Replace. */
-  private async deleteUnwanted(scj: SecondCronJob, rec: ScheduleRecord): Promise<void> {
-    const unwanted: { job: Job; why: string }[] = [...rec.replace.values()].map((job) => ({ job, why: 'concurrencyPolicy Replace' }));
-    rec.replace.clear();
-    if (rec.pruneDue) {
-      rec.pruneDue = false;
-      const owned = this.jobs.jobsOf(objectKey(scj)).filter((j) => isOwnedBy(j, scj) && !rec.deleting.has(j.metadata.uid));
-      const prune = jobsToPrune(owned, scj.spec.successfulJobsHistoryLimit ?? 3, scj.spec.failedJobsHistoryLimit ?? 1);
-      unwanted.push(...prune.map((job) => ({ job, why: 'history limit' })));
-    }
-    for (const { job, why } of unwanted) {
-      if (rec.deleting.has(job.metadata.uid)) continue;
-      rec.deleting.add(job.metadata.uid);
-      try {
-        await this.housekeeping(() => deleteJob(this.writes, job));
-        this.d.events.record(scj, 'Normal', 'SuccessfulDelete', `Deleted job ${job.metadata.name} (${why})`);
-      } catch (err) {
-        rec.deleting.delete(job.metadata.uid);
-        if (why !== 'history limit') rec.replace.set(job.metadata.uid, job);
-        else rec.pruneDue = true;
-        throw err;
-      }
-    }
-  }
-
   private async updateStatus(key: string, scj: SecondCronJob, rec: ScheduleRecord): Promise<ReconcileResult | void> {
-    // Our own patch not in the cache yet: the cache still holds the version we computed it from. Once
-    // the cache moved on, it is the truth, also when someone else (a previous leader, a human) wrote
-    // status since: a leader elected again must repair it, not trust its memory.
-    const written = rec.lastWrittenStatus;
-    const unchanged = (want: SecondCronJobStatus): boolean =>
-      statusEquals(scj.status, want) || (written !== undefined && written.from === scj.metadata.resourceVersion && statusEquals(written.status, want));
     const now = this.d.mono.nowMs();
     if (rec.statusDueMonoMs === undefined) {
-      if (unchanged(this.desiredStatus(key, scj, rec))) return;
+      if (this.statusUnchanged(scj, rec, this.desiredStatus(key, scj, rec))) return;
       const coalesce = now - rec.lastStatusWriteMonoMs < STATUS_COALESCE_MS && this.firesOften(rec) ? STATUS_COALESCE_MS : 0;
       rec.statusDueMonoMs = Math.max(rec.lastStatusWriteMonoMs + STATUS_MIN_INTERVAL_MS, now + coalesce);
     }
@@ -340,10 +481,8 @@ export class Controller {
     // on every Job event, and comparing its status each time was 5 % of the operator's CPU at 100 Jobs/s.
     if (rec.statusDueMonoMs > now) return { requeueAfterMs: rec.statusDueMonoMs - now };
     rec.statusDueMonoMs = undefined;
-    await this.d.priority.calm();
-    // What is true once the create burst has been acknowledged.
     const want = this.desiredStatus(key, scj, rec);
-    if (unchanged(want)) return;
+    if (this.statusUnchanged(scj, rec, want)) return;
     try {
       await writeStatus(this.writes, scj, want);
     } catch (err) {
@@ -355,6 +494,16 @@ export class Controller {
     rec.lastWrittenStatus = { status: want, from: scj.metadata.resourceVersion };
   }
 
+  /**
+   * Our own patch not in the cache yet: the cache still holds the version we computed it from. Once
+   * the cache moved on, it is the truth, also when someone else (a previous leader, a human) wrote
+   * status since: a leader elected again must repair it, not trust its memory.
+   */
+  private statusUnchanged(scj: SecondCronJob, rec: ScheduleRecord, want: SecondCronJobStatus): boolean {
+    const written = rec.lastWrittenStatus;
+    return statusEquals(scj.status, want) || (written !== undefined && written.from === scj.metadata.resourceVersion && statusEquals(written.status, want));
+  }
+
   /** The next two slots are at most FAST_SCHEDULE_MS apart. */
   private firesOften(rec: ScheduleRecord): boolean {
     if (!rec.compiled.ok) return false;
@@ -363,146 +512,16 @@ export class Controller {
     return first !== null && second !== null && second - first <= FAST_SCHEDULE_MS;
   }
 
-  // ---- firing -------------------------------------------------------------------------------
-
-  /**
-   * Called by the scheduler on every replica; followers only keep their timers advancing. A leader
-   * that is no longer fresh (frozen past its renew deadline) counts and creates nothing: the slots
-   * it slept through are another leader's, or its own catch-up's once it leads again.
-   */
-  private onFire(fire: Fire): void {
-    if (!(this.d.leadership.fenceRemainingMs() > 0)) return;
-    this.d.metrics.timerLateness.observe(fire.latenessMs / 1000);
-    const rec = this.records.get(fire.key);
-    if (fire.skipped > 0) {
-      this.d.metrics.triggersMissed.inc({ reason: 'late' }, fire.skipped);
-      if (rec) this.decided(rec, fire.slotMs - 1);
-    }
-    void this.trigger(fire.key, fire.slotMs);
-  }
-
-  /**
-   * Runs the latest slot that fell due while nobody was scheduling (failover, restart, new spec) and
-   * counts the older ones as missed. Slots are known to be handled up to the newest of: a Job, the
-   * status a leader wrote (nextScheduleTime is the first slot it had not decided), and what this
-   * replica decided itself; slots still queued for a create are counted when they are decided.
-   */
-  private catchUp(key: string, scj: SecondCronJob, rec: ScheduleRecord): void {
-    if (!rec.compiled.ok) return;
-    const owned = this.ownedJobs(key, scj, rec);
-    const lastKnown = Math.max(
-      Date.parse(scj.metadata.creationTimestamp),
-      Date.parse(scj.status?.lastScheduleTime ?? '') || 0,
-      (Date.parse(scj.status?.nextScheduleTime ?? '') || 0) - 1,
-      rec.lastScheduledMs ?? 0,
-      rec.decidedThroughMs,
-      ...owned.map(jobSlotMs).filter((ms) => !Number.isNaN(ms)),
-    );
-    const missed = findMissedSlots(rec.compiled.source, lastKnown, this.d.wall.nowMs());
-    if (!missed) return;
-    const queued = [...rec.pending].filter((s) => s > lastKnown && s < missed.latestMs).length;
-    const older = missed.olderCount - queued;
-    if (older > 0) {
-      this.d.metrics.triggersMissed.inc({ reason: 'late' }, older);
-      this.d.events.record(scj, 'Warning', 'MissedSchedule', `${older} slot(s) fell due while no leader was scheduling; only the latest may run`);
-    }
-    this.decided(rec, missed.latestMs - 1);
-    if (rec.pending.has(missed.latestMs)) return; // already on its way
-    this.d.log.info('catching up missed slot', { key, slot: rfc3339(missed.latestMs), older });
-    void this.trigger(key, missed.latestMs);
-  }
-
-  private decided(rec: ScheduleRecord, slotMs: number): void {
-    rec.decidedThroughMs = Math.max(rec.decidedThroughMs, slotMs);
-  }
-
-  private async trigger(key: string, slotMs: number): Promise<void> {
-    const scj = this.d.scjs.get(key);
-    const rec = this.records.get(key);
-    if (!scj || !rec || scj.spec.suspend || scj.metadata.deletionTimestamp) return;
-    if (rec.template.kind === 'invalid' && rec.templateGeneration === scj.metadata.generation) {
-      this.d.metrics.triggersMissed.inc({ reason: 'error' }); // Ready=False InvalidJobTemplate says why
-      return;
-    }
-    const active = this.ownedJobs(key, scj, rec).filter(isActive);
-    const decision = decideFire(scj.spec, active, slotMs, this.d.wall.nowMs());
-    if (decision.kind === 'skip') {
-      this.missed(scj, decision.reason, slotMs);
-      return;
-    }
-    if (decision.replace.length > 0) {
-      for (const job of decision.replace) rec.replace.set(job.metadata.uid, job);
-      this.queue.add(key);
-    }
-    const job = buildJob(scj, slotMs);
-    // A slot already due is never dropped for being queued behind others: it runs late, until its
-    // deadline, unless a newer slot of the same schedule is queued first.
-    rec.pending.add(slotMs);
-    const outcome = await this.d.creator.create(job, createDeadlineMs(scj.spec, slotMs));
-    rec.pending.delete(slotMs);
-    if (outcome.result !== 'not_leader') this.decided(rec, slotMs);
-    switch (outcome.result) {
-      case 'created':
-        this.d.metrics.triggerLatency.observe((outcome.ackMs - slotMs) / 1000);
-        this.noteScheduled(key, rec, slotMs);
-        // Seen by Forbid/Replace before the watch event arrives.
-        if (!this.jobs.has(key, outcome.job.metadata.name)) {
-          rec.expected.set(outcome.job.metadata.name, { job: slimJob(outcome.job), ackMonoMs: this.d.mono.nowMs() });
-        }
-        this.d.events.record(scj, 'Normal', 'SuccessfulCreate', `Created job ${outcome.job.metadata.name}`);
-        this.d.log.debug('job created', { key, job: outcome.job.metadata.name, latencyMs: outcome.ackMs - slotMs });
-        break;
-      case 'already_exists':
-        this.noteScheduled(key, rec, slotMs);
-        break;
-      case 'error':
-        this.d.log.warn('job create failed', { key, slot: rfc3339(slotMs), err: outcome.error });
-        this.d.events.record(scj, 'Warning', 'FailedCreate', `Error creating job for slot ${rfc3339(slotMs)}: ${outcome.error.message}`);
-        this.missed(scj, 'error', slotMs);
-        break;
-      case 'superseded': // a newer slot of this schedule runs instead: only the latest missed slot may run
-        this.missed(scj, 'late', slotMs);
-        break;
-      case 'not_leader':
-        // Not decided here: the next leader's catch-up (maybe ours) counts it if it got no Job.
-        break;
-      case 'deadline':
-        this.missed(scj, 'deadline', slotMs);
-    }
-  }
-
-  private missed(scj: SecondCronJob, reason: MissedReason, slotMs: number): void {
-    this.d.metrics.triggersMissed.inc({ reason });
-    this.queue.add(objectKey(scj)); // nextScheduleTime moved on
-    if (reason === 'deadline') {
-      this.d.events.record(scj, 'Warning', 'MissedSchedule', `Missed slot ${rfc3339(slotMs)}: not started within startingDeadlineSeconds`);
-    } else if (reason === 'forbid') {
-      this.d.events.record(scj, 'Normal', 'JobAlreadyActive', 'Not starting a Job: the previous one is still running (concurrencyPolicy Forbid)');
-    }
-  }
-
-  private noteScheduled(key: string, rec: ScheduleRecord, slotMs: number): void {
-    rec.lastScheduledMs = Math.max(slotMs, rec.lastScheduledMs ?? 0);
-    this.queue.add(key);
-  }
-
-  /** The Jobs this resource controls: the cache, plus the ones just created that it has not shown yet. */
-  private ownedJobs(key: string, scj: SecondCronJob, rec: ScheduleRecord): Job[] {
-    const cached = this.jobs.jobsOf(key);
-    const names = new Set(cached.map((j) => j.metadata.name));
-    const expected = [...rec.expected.values()].map((e) => e.job).filter((j) => !names.has(j.metadata.name));
-    return [...cached, ...expected].filter((j) => isOwnedBy(j, scj));
-  }
-
-  // ---- status -------------------------------------------------------------------------------
-
   private desiredStatus(key: string, scj: SecondCronJob, rec: ScheduleRecord): SecondCronJobStatus {
+    const ownedJobs = this.ownedJobs(key, scj, rec);
+    // What a new leader reads back as "decided before this".
+    const nextSlotMs = rec.compiled.ok && !scj.spec.suspend ? firstOpenSlotMs(rec.compiled.source, scj, ownedJobs, rec.ledger) : null;
     return desiredStatus({
       scj,
-      ownedJobs: this.ownedJobs(key, scj, rec),
-      nextSlotMs: this.scheduler.nextSlot(key),
+      ownedJobs,
+      nextSlotMs,
       resolvedSchedule: rec.compiled.ok ? rec.compiled.resolvedSchedule : undefined,
-      lastScheduledMs: rec.lastScheduledMs,
+      lastScheduledMs: rec.ledger.lastScheduledMs,
       ready: this.readyState(scj, rec),
       readyGeneration: this.readyGeneration(scj, rec),
       nowMs: this.d.wall.nowMs(),
@@ -526,6 +545,28 @@ export class Controller {
     return { status: 'True', reason: 'Scheduled', message: `Scheduled: ${compiled.describe}` };
   }
 
+  /**
+   * Entries in what this replica keeps per schedule and per Job, read-only (secondcron_controller_entries):
+   * with a constant set of schedules each comes back to its level, so a steady climb is a leak.
+   */
+  mapSizes(): Record<string, number> {
+    let expected = 0;
+    let deleting = 0;
+    for (const rec of this.records.values()) {
+      expected += rec.ledger.expected.size;
+      deleting += rec.ledger.deleting.size;
+    }
+    return {
+      records: this.records.size,
+      jobs: this.jobs.size,
+      scheduler_entries: this.scheduler.size,
+      creates_outstanding: this.d.creator.size,
+      reconciles_waiting: this.queue.length,
+      expected_jobs: expected,
+      deleting_jobs: deleting,
+    };
+  }
+
   /** For the secondcron_schedules gauge. */
   counts(): { active: number; suspended: number; invalid: number } {
     const c = { active: 0, suspended: 0, invalid: 0 };
@@ -537,4 +578,10 @@ export class Controller {
     }
     return c;
   }
+}
+
+/** The Job a slot's create would have stored, as far as we can know it without reading it back (no uid). */
+function assumedJob(scj: SecondCronJob, slotMs: number): Job {
+  const { metadata, ...rest } = buildJob(scj, slotMs);
+  return slimJob({ ...rest, metadata: { ...metadata, uid: '', resourceVersion: '', creationTimestamp: new Date(slotMs).toISOString() } });
 }

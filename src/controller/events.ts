@@ -36,10 +36,20 @@ export interface EventRecorderOptions {
   onDropped?: () => void;
 }
 
+/** What an Event names of its object: a reference, not a copy (a SecondCronJob carries its whole Job template). */
+interface ObjectRef {
+  readonly apiVersion: string | undefined;
+  readonly kind: string | undefined;
+  readonly name: string;
+  readonly namespace: string;
+  readonly uid: string;
+  readonly resourceVersion: string | undefined;
+}
+
 /** One (object, type, reason) as last written and as seen since. */
 interface Series {
   readonly key: string;
-  readonly obj: KubeObject;
+  readonly ref: ObjectRef;
   readonly type: EventType;
   readonly reason: string;
   /** The Event's name once its create succeeded. */
@@ -84,17 +94,29 @@ export class EventRecorder implements EventSink {
     }
     if (s?.flush !== undefined) this.o.timers.clear(s.flush);
     this.prune(now);
-    const fresh: Series = { key, obj, type, reason, name: undefined, firstTimestamp: new Date(now).toISOString(), firstMessage: message, message, count: 1, writtenCount: 0, lastSeenMs: now, lastWriteMs: now, flush: undefined };
+    const ref: ObjectRef = {
+      apiVersion: obj.apiVersion,
+      kind: obj.kind,
+      name: obj.metadata.name,
+      namespace: obj.metadata.namespace ?? 'default',
+      uid: obj.metadata.uid,
+      resourceVersion: obj.metadata.resourceVersion,
+    };
+    const fresh: Series = { key, ref, type, reason, name: undefined, firstTimestamp: new Date(now).toISOString(), firstMessage: message, message, count: 1, writtenCount: 0, lastSeenMs: now, lastWriteMs: now, flush: undefined };
     this.series.set(key, fresh);
-    this.enqueue(() => this.create(fresh));
+    // Dropped: the series is forgotten, so the next occurrence tries to create it again instead of
+    // counting silently against an Event that was never written.
+    if (!this.enqueue(() => this.create(fresh))) this.forget(fresh);
   }
 
-  private enqueue(write: () => Promise<void>): void {
+  /** False when the queue is full and the write was dropped. */
+  private enqueue(write: () => Promise<void>): boolean {
     if (this.limit.pendingCount >= MAX_PENDING) {
       this.o.onDropped?.();
-      return;
+      return false;
     }
     void this.limit(write).catch((err: unknown) => this.o.log.debug('event not recorded', { err }));
+    return true;
   }
 
   private scheduleUpdate(s: Series): void {
@@ -102,20 +124,22 @@ export class EventRecorder implements EventSink {
     const delay = Math.max(0, s.lastWriteMs + SERIES_UPDATE_MS - this.o.wall.nowMs());
     s.flush = this.o.timers.set(delay, () => {
       s.flush = undefined;
-      this.enqueue(() => this.update(s));
+      if (this.enqueue(() => this.update(s))) return;
+      s.lastWriteMs = this.o.wall.nowMs(); // dropped: the count is written a period later
+      this.scheduleUpdate(s);
     });
   }
 
   private async create(s: Series): Promise<void> {
-    if (!this.allowance.take(s.obj.metadata.uid, s.type)) {
+    if (!this.allowance.take(s.ref.uid, s.type)) {
       this.forget(s);
       this.o.onDropped?.();
       return;
     }
     await this.o.priority.calm();
-    const ns = s.obj.metadata.namespace ?? 'default';
+    const ns = s.ref.namespace;
     const now = this.o.wall.nowMs();
-    const name = `${s.obj.metadata.name}.${now.toString(16)}${(this.sequence++ % 4096).toString(16).padStart(3, '0')}`;
+    const name = `${s.ref.name}.${now.toString(16)}${(this.sequence++ % 4096).toString(16).padStart(3, '0')}`;
     const count = s.count;
     try {
       await this.o.rest.request({
@@ -125,14 +149,7 @@ export class EventRecorder implements EventSink {
           apiVersion: 'v1',
           kind: 'Event',
           metadata: { name, namespace: ns },
-          involvedObject: {
-            apiVersion: s.obj.apiVersion,
-            kind: s.obj.kind,
-            name: s.obj.metadata.name,
-            namespace: ns,
-            uid: s.obj.metadata.uid,
-            resourceVersion: s.obj.metadata.resourceVersion,
-          },
+          involvedObject: s.ref,
           type: s.type,
           reason: s.reason,
           message: s.message,
@@ -159,7 +176,7 @@ export class EventRecorder implements EventSink {
 
   private async update(s: Series): Promise<void> {
     if (s.name === undefined || s.count === s.writtenCount || this.series.get(s.key) !== s) return;
-    if (!this.allowance.take(s.obj.metadata.uid, s.type)) {
+    if (!this.allowance.take(s.ref.uid, s.type)) {
       s.lastWriteMs = this.o.wall.nowMs(); // try again a period later; the count keeps growing meanwhile
       this.scheduleUpdate(s);
       return;
@@ -169,7 +186,7 @@ export class EventRecorder implements EventSink {
     try {
       await this.o.rest.request({
         verb: 'patch',
-        path: `/api/v1/namespaces/${s.obj.metadata.namespace ?? 'default'}/events/${s.name}`,
+        path: `/api/v1/namespaces/${s.ref.namespace}/events/${s.name}`,
         body: { count, message: s.message, lastTimestamp: new Date(s.lastSeenMs).toISOString() },
         patchType: 'merge',
         timeoutMs: 5_000,

@@ -50,13 +50,16 @@ export async function listOwnedJobs(rest: RestClient, scj: SecondCronJob): Promi
   return list.items.filter((j) => isOwnedBy(j, scj));
 }
 
-/** Background propagation: the Job goes now, the garbage collector removes its Pods after. */
+/**
+ * Background propagation: the Job goes now, the garbage collector removes its Pods after. The uid
+ * precondition is left out for a Job known only by name (created, but not yet read back).
+ */
 export async function deleteJob(rest: RestClient, job: Job): Promise<void> {
   try {
     await rest.request({
       verb: 'delete',
       path: `${jobsPath(job.metadata.namespace)}/${job.metadata.name}`,
-      body: { apiVersion: 'v1', kind: 'DeleteOptions', propagationPolicy: 'Background', preconditions: { uid: job.metadata.uid } },
+      body: { apiVersion: 'v1', kind: 'DeleteOptions', propagationPolicy: 'Background', ...(job.metadata.uid ? { preconditions: { uid: job.metadata.uid } } : {}) },
       timeoutMs: 10_000,
       discardResponse: true,
       purpose: 'job_delete',

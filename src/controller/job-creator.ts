@@ -1,31 +1,43 @@
 // Job creation: a bounded number in flight, behind a client-side QPS/burst limit, retried on
 // 429/5xx/network errors with backoff (Retry-After honoured) until the slot's deadline.
 //
+// The creator decides nothing about slots: the reconcile of a schedule submits at most one create for
+// it, hears every step of it (sent, retrying, ended) through `CreateListener`, and cancels a create that
+// a newer slot supersedes. A create waiting for a token or a retry can be cancelled; one on the wire
+// cannot (it may land), its answer always comes.
+//
 // The queue in front of the limit is our own, not p-limit's: an entry is judged when its turn comes,
-// BEFORE it takes a token. One past its deadline, one superseded by a newer slot of the same schedule
-// (only the latest missed slot may run, DESIGN §3) and one queued by a replica that is no longer
-// leader leave without a token or a request. With p-limit every queued entry took a token first:
-// after a 30 s API freeze the expired backlog drained at --qps, so fresh slots stayed late long after
-// the API server answered again, and the queue grew with slot rate × stall length. Now the queue holds
-// at most one waiting entry per schedule.
+// BEFORE it takes a token. One past its deadline, or queued by a replica that is no longer leader,
+// leaves without a token or a request. With p-limit every queued entry took a token first: after a
+// 30 s API freeze the expired backlog drained at --qps, so fresh slots stayed late long after the API
+// server answered again.
 import type { TimerHandle, Timers, WallClock } from '../clock/clock.js';
-import { ApiError, isAlreadyExists, isRetryable } from '../kube/api-error.js';
+import { ApiError, isAlreadyExists, isRetryable, provesNothingStored } from '../kube/api-error.js';
 import { retryDelayMs } from '../kube/backoff.js';
 import type { RestClient } from '../kube/rest.js';
 import type { TokenBucket } from '../kube/token-bucket.js';
 import type { Metrics } from '../metrics/metrics.js';
-import { type Job, type JobManifest, LABEL_OWNER, jobsPath } from './api.js';
-import { jobSlotMs } from './job-state.js';
+import { type Job, type JobManifest, jobsPath } from './api.js';
 import type { WritePriority } from './write-priority.js';
 
-export type CreateOutcome =
-  | { result: 'created'; job: Job; ackMs: number }
-  | { result: 'already_exists'; ackMs: number }
-  | { result: 'not_leader' }
-  | { result: 'deadline' }
-  /** A newer slot of the same schedule was queued before this one was sent. */
-  | { result: 'superseded' }
-  | { result: 'error'; error: Error };
+export type CreateAnswer =
+  | { kind: 'created'; job: Job; ackMs: number }
+  | { kind: 'already_exists'; ackMs: number }
+  /**
+   * No more tries: a 4xx (`error`), or the deadline passed (`error` when a try failed). maybeStored: an
+   * earlier answer left the outcome unknown (timeout, 500), so the Job may exist after all.
+   */
+  | { kind: 'failed'; reason: 'deadline' | 'error'; error?: Error; maybeStored: boolean }
+  /** Not sent (or not retried): this replica may no longer write. */
+  | { kind: 'not_leader' };
+
+/** What the controller hears about the create it submitted for a schedule. */
+export interface CreateListener {
+  sent(key: string, slotMs: number): void;
+  /** Answered, and retried later; nothingStored = the answer proves no Job was stored (429/503). */
+  retrying(key: string, slotMs: number, nothingStored: boolean, error: Error): void;
+  ended(key: string, slotMs: number, answer: CreateAnswer): void;
+}
 
 export interface JobCreatorOptions {
   rest: RestClient;
@@ -37,7 +49,7 @@ export interface JobCreatorOptions {
   metrics: Metrics;
   /** Milliseconds this replica may still act as leader (before its renew deadline); <= 0 = not leader. */
   fenceRemainingMs: () => number;
-  /** Other writers yield to creates while any is pending. */
+  /** Other writers yield while creates wait to be sent. */
   priority: WritePriority;
   requestTimeoutMs?: number;
 }
@@ -45,75 +57,80 @@ export interface JobCreatorOptions {
 const RETRY = { initialMs: 100, maxMs: 5_000 };
 
 interface Entry {
+  readonly key: string;
   readonly job: JobManifest;
-  readonly schedule: string;
   readonly slotMs: number;
   readonly deadlineMs: number;
   attempt: number;
+  lastError: Error | undefined;
+  /** An answer left the outcome unknown: the Job may have been stored. */
+  maybeStored: boolean;
   /** Set while sleeping before a retry. */
   retry?: TimerHandle;
   inFlight: boolean;
-  settled: boolean;
-  readonly done: (outcome: CreateOutcome) => void;
 }
 
 export class JobCreator {
   /** Waiting for a concurrency slot and a token, oldest first (a Set keeps insertion order). */
   private readonly queue = new Set<Entry>();
-  /** Every unsettled entry per schedule: queued, sleeping before a retry, or in flight. */
-  private readonly bySchedule = new Map<string, Set<Entry>>();
+  /** The one unsettled create per schedule: queued, sleeping before a retry, or in flight. */
+  private readonly byKey = new Map<string, Entry>();
   private inFlight = 0;
   private tokenTimer: TimerHandle | undefined;
   private readonly drained = new Set<() => void>();
+  private listener: CreateListener | undefined;
 
   constructor(private readonly opts: JobCreatorOptions) {}
 
-  /** Creates and waits; never throws. deadlineMs is wall time after which the slot is abandoned. */
-  create(job: JobManifest, deadlineMs: number): Promise<CreateOutcome> {
-    this.opts.priority.begin();
-    return new Promise((resolve) => {
-      const schedule = `${job.metadata.namespace ?? ''}/${job.metadata.labels?.[LABEL_OWNER] ?? job.metadata.name}`;
-      const entry: Entry = {
-        job,
-        schedule,
-        slotMs: jobSlotMs(job),
-        deadlineMs,
-        attempt: 0,
-        inFlight: false,
-        settled: false,
-        done: (outcome) => {
-          if (entry.settled) return;
-          entry.settled = true;
-          this.settle(entry);
-          resolve(outcome);
-        },
-      };
-      // Only entries never sent: one that was sent may have landed (a timeout is no proof it did
-      // not), so it keeps retrying into AlreadyExists rather than be counted as missed.
-      for (const older of this.bySchedule.get(schedule) ?? []) {
-        if (!older.inFlight && older.attempt === 0 && older.slotMs < entry.slotMs) older.done({ result: 'superseded' });
-      }
-      let entries = this.bySchedule.get(schedule);
-      if (!entries) this.bySchedule.set(schedule, (entries = new Set()));
-      entries.add(entry);
-      this.enqueue(entry);
-    });
+  listen(listener: CreateListener): void {
+    this.listener = listener;
+  }
+
+  /** Queues the create of one slot's Job; the schedule (key) must have no other create outstanding. */
+  submit(key: string, job: JobManifest, slotMs: number, deadlineMs: number): void {
+    if (this.byKey.has(key)) throw new Error(`${key}: a create is already outstanding`);
+    const entry: Entry = { key, job, slotMs, deadlineMs, attempt: 0, lastError: undefined, maybeStored: false, inFlight: false };
+    this.byKey.set(key, entry);
+    this.enqueue(entry);
+  }
+
+  /** Drops the schedule's create if it is not on the wire (queued or waiting to retry); true if dropped. */
+  cancel(key: string): boolean {
+    const entry = this.byKey.get(key);
+    if (!entry || entry.inFlight) return false;
+    this.settle(entry);
+    return true;
+  }
+
+  /** Creates outstanding (queued, waiting to retry or in flight). */
+  get size(): number {
+    return this.byKey.size;
   }
 
   /**
-   * Resolves when every create has settled (graceful shutdown; the scheduler has stopped, so no new
-   * ones come). Waiting creates are not hurried: a token wait cut short would send them past the QPS
-   * limit, a retry wait cut short would ignore the server's Retry-After. The caller bounds the wait.
+   * Graceful shutdown, after the scheduler and the reconciles stopped: creates not on the wire are
+   * dropped (reported not_leader: the next leader decides their slots), and the promise resolves once
+   * the ones in flight are answered (their timeouts end before the renew deadline).
    */
   drain(): Promise<void> {
-    if (this.bySchedule.size === 0) return Promise.resolve();
+    for (const entry of [...this.byKey.values()]) {
+      if (!entry.inFlight) this.end(entry, { kind: 'not_leader' });
+    }
+    if (this.byKey.size === 0) return Promise.resolve();
     return new Promise((resolve) => this.drained.add(resolve));
   }
 
   private enqueue(entry: Entry): void {
     this.queue.add(entry);
+    this.opts.priority.begin();
     this.opts.metrics.queueDepth.set(this.queue.size);
     this.pump();
+  }
+
+  private dequeue(entry: Entry): void {
+    if (!this.queue.delete(entry)) return;
+    this.opts.priority.end();
+    this.opts.metrics.queueDepth.set(this.queue.size);
   }
 
   /** Sends what may be sent now; entries that may not run at all leave without a token. */
@@ -121,21 +138,20 @@ export class JobCreator {
     for (const entry of this.queue) {
       if (this.inFlight >= this.opts.maxConcurrent) break;
       if (this.opts.wall.nowMs() > entry.deadlineMs) {
-        entry.done({ result: 'deadline' });
+        this.giveUp(entry);
         continue;
       }
       if (!(this.opts.fenceRemainingMs() > 0)) {
-        entry.done({ result: 'not_leader' });
+        this.end(entry, { kind: 'not_leader' });
         continue;
       }
       if (!this.opts.bucket.tryTake()) {
         this.wakeForToken();
         break;
       }
-      this.queue.delete(entry);
+      this.dequeue(entry);
       void this.send(entry);
     }
-    this.opts.metrics.queueDepth.set(this.queue.size);
   }
 
   private wakeForToken(): void {
@@ -154,7 +170,8 @@ export class JobCreator {
     entry.inFlight = true;
     this.inFlight++;
     metrics.inflight.inc();
-    let outcome: CreateOutcome | { retryable: Error; retryAfterMs?: number };
+    this.listener?.sent(entry.key, entry.slotMs);
+    let answer: CreateAnswer | undefined;
     try {
       const created = await this.opts.rest.request<Pick<Job, 'metadata'>>({
         verb: 'create',
@@ -165,53 +182,63 @@ export class JobCreator {
         purpose: 'job_create',
       });
       metrics.jobsCreated.inc({ result: 'created' });
-      outcome = { result: 'created', job: { ...entry.job, metadata: created.metadata, status: {} }, ackMs: this.opts.wall.nowMs() };
+      answer = { kind: 'created', job: { ...entry.job, metadata: created.metadata, status: {} }, ackMs: this.opts.wall.nowMs() };
     } catch (err) {
-      outcome = this.failure(err);
+      answer = this.failure(entry, err);
     } finally {
       entry.inFlight = false;
       this.inFlight--;
       metrics.inflight.dec();
     }
-    if ('result' in outcome) entry.done(outcome);
-    else this.retryLater(entry, outcome.retryable, outcome.retryAfterMs);
+    if (answer) this.end(entry, answer);
     this.pump();
   }
 
-  private failure(err: unknown): CreateOutcome | { retryable: Error; retryAfterMs?: number } {
+  /** A final answer, or undefined when the entry sleeps before a retry. */
+  private failure(entry: Entry, err: unknown): CreateAnswer | undefined {
     if (isAlreadyExists(err)) {
       this.opts.metrics.jobsCreated.inc({ result: 'already_exists' });
-      return { result: 'already_exists', ackMs: this.opts.wall.nowMs() };
+      return { kind: 'already_exists', ackMs: this.opts.wall.nowMs() };
     }
     const error = err instanceof Error ? err : new Error(String(err));
-    if (isRetryable(err)) return { retryable: error, retryAfterMs: err instanceof ApiError ? err.retryAfterMs : undefined };
-    this.opts.metrics.jobsCreated.inc({ result: 'error' });
-    return { result: 'error', error };
-  }
-
-  private retryLater(entry: Entry, error: Error, retryAfterMs: number | undefined): void {
-    const delay = retryDelayMs(RETRY, entry.attempt++, this.opts.random, retryAfterMs);
+    entry.lastError = error;
+    if (!isRetryable(err)) {
+      this.opts.metrics.jobsCreated.inc({ result: 'error' });
+      return { kind: 'failed', reason: 'error', error, maybeStored: entry.maybeStored };
+    }
+    const nothingStored = provesNothingStored(err);
+    if (!nothingStored) entry.maybeStored = true;
+    const delay = retryDelayMs(RETRY, entry.attempt++, this.opts.random, err instanceof ApiError ? err.retryAfterMs : undefined);
     if (this.opts.wall.nowMs() + delay >= entry.deadlineMs) {
       this.opts.metrics.jobsCreated.inc({ result: 'error' });
-      entry.done({ result: 'error', error });
-      return;
+      return { kind: 'failed', reason: 'error', error, maybeStored: entry.maybeStored };
     }
+    this.listener?.retrying(entry.key, entry.slotMs, nothingStored, error);
     entry.retry = this.opts.timers.set(delay, () => {
       entry.retry = undefined;
       this.enqueue(entry);
     });
+    return undefined;
   }
 
-  /** The one place an entry leaves: queue, retry timer, per-schedule index, write priority. */
+  private giveUp(entry: Entry): void {
+    if (entry.lastError) this.opts.metrics.jobsCreated.inc({ result: 'error' });
+    this.end(entry, { kind: 'failed', reason: entry.lastError ? 'error' : 'deadline', maybeStored: entry.maybeStored, ...(entry.lastError ? { error: entry.lastError } : {}) });
+  }
+
+  private end(entry: Entry, answer: CreateAnswer): void {
+    if (this.byKey.get(entry.key) !== entry) return;
+    this.settle(entry);
+    this.listener?.ended(entry.key, entry.slotMs, answer);
+  }
+
+  /** The one place an entry leaves: queue, retry timer, per-schedule index. */
   private settle(entry: Entry): void {
-    this.queue.delete(entry);
+    this.dequeue(entry);
     if (entry.retry !== undefined) this.opts.timers.clear(entry.retry);
     entry.retry = undefined;
-    const entries = this.bySchedule.get(entry.schedule);
-    entries?.delete(entry);
-    if (entries?.size === 0) this.bySchedule.delete(entry.schedule);
-    this.opts.priority.end();
-    if (this.bySchedule.size > 0) return;
+    if (this.byKey.get(entry.key) === entry) this.byKey.delete(entry.key);
+    if (this.byKey.size > 0) return;
     const waiting = [...this.drained];
     this.drained.clear();
     for (const resolve of waiting) resolve();

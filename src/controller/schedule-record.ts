@@ -1,7 +1,9 @@
 // Everything the controller remembers about one SecondCronJob, in one place: created when the
 // resource is first reconciled, dropped in one place when it goes (or comes back with a new uid).
+// Slot bookkeeping lives in its ledger (slots/ledger.ts); the rest is about the spec and status.
 import type { CompileResult } from '../schedule/index.js';
-import type { Job, SecondCronJob, SecondCronJobStatus } from './api.js';
+import type { SecondCronJob, SecondCronJobStatus } from './api.js';
+import { SlotLedger } from './slots/ledger.js';
 
 export type TemplateVerdict =
   | { kind: 'unjudged' }
@@ -13,32 +15,15 @@ export interface ScheduleRecord {
   /** The schedule compiled for `generation`. */
   generation: number | undefined;
   compiled: CompileResult;
+  /** What the slots are computed from (schedule, interval, time zone), and whether it was suspended. */
+  scheduleSpec: string;
+  suspended: boolean;
+  readonly ledger: SlotLedger;
   /** The Job template's verdict (server-side dry run, or the previous leader's) for `templateGeneration`. */
   template: TemplateVerdict;
   templateGeneration: number | undefined;
-  /** Latest slot this leader saw a Job created for (ours or AlreadyExists), before the cache shows it. */
-  lastScheduledMs: number | undefined;
-  /**
-   * Latest slot this leader decided: a Job, or counted as missed. The catch-up counts only later
-   * slots, so no slot is counted twice (a failed create is not "late" again after a failover).
-   */
-  decidedThroughMs: number;
-  /** Slots fired and not decided yet (their creates are queued or in flight). */
-  readonly pending: Set<number>;
-  /** The leader must run the missed-slot rule for this schedule (new leader, new or changed spec). */
-  catchUpDue: boolean;
-  /** A Job finished: history limits must be applied. */
-  pruneDue: boolean;
-  /** Active Jobs that concurrencyPolicy Replace wants gone. */
-  readonly replace: Map<string, Job>;
-  /**
-   * Jobs this leader created that the Job cache has not shown yet (so Forbid/Replace see them at
-   * once), with when the create was acknowledged (monotonic ms). Dropped when the cache shows them,
-   * or when a relist requested after the acknowledgement does not: the cache is the API server's truth.
-   */
-  readonly expected: Map<string, { job: Job; ackMonoMs: number }>;
-  /** Uids of Jobs whose deletion was sent and not yet seen by the watch. */
-  readonly deleting: Set<string>;
+  /** The finalizer was removed by this replica: the resource is going, nothing is left to do. */
+  finalized: boolean;
   /** Status last written by this replica, the resourceVersion it was computed from, and when (monotonic ms). */
   lastWrittenStatus: { status: SecondCronJobStatus; from: string } | undefined;
   lastStatusWriteMonoMs: number;
@@ -46,21 +31,23 @@ export interface ScheduleRecord {
   statusDueMonoMs: number | undefined;
 }
 
+/** The fields slots are computed from: an edit of any of them starts the schedule anew. */
+export function scheduleSpecOf(scj: SecondCronJob): string {
+  const { schedule, intervalSeconds, timeZone } = scj.spec;
+  return JSON.stringify([schedule, intervalSeconds, timeZone]);
+}
+
 export function newRecord(scj: SecondCronJob, compiled: CompileResult): ScheduleRecord {
   return {
     uid: scj.metadata.uid,
     generation: scj.metadata.generation,
     compiled,
+    scheduleSpec: scheduleSpecOf(scj),
+    suspended: scj.spec.suspend === true,
+    ledger: new SlotLedger(),
     template: { kind: 'unjudged' },
     templateGeneration: undefined,
-    lastScheduledMs: undefined,
-    decidedThroughMs: Number.NEGATIVE_INFINITY,
-    pending: new Set(),
-    catchUpDue: true,
-    pruneDue: true,
-    replace: new Map(),
-    expected: new Map(),
-    deleting: new Set(),
+    finalized: false,
     lastWrittenStatus: undefined,
     lastStatusWriteMonoMs: Number.NEGATIVE_INFINITY,
     statusDueMonoMs: undefined,

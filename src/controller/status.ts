@@ -47,7 +47,14 @@ export function desiredStatus(inp: StatusInputs): SecondCronJobStatus {
   return status;
 }
 
-/** Keeps lastTransitionTime when the condition's status did not change (the Kubernetes convention). */
+/** metav1.Condition's message limit, which the CRD's schema enforces. */
+export const CONDITION_MESSAGE_MAX = 32_768;
+
+/**
+ * Keeps lastTransitionTime when the condition's status did not change (the Kubernetes convention).
+ * A longer message (an API server's answer quoted in InvalidJobTemplate) is cut to fit the schema,
+ * or the status could never be written.
+ */
 export function mergeCondition(
   conditions: readonly Condition[],
   next: Omit<Condition, 'lastTransitionTime' | 'observedGeneration'>,
@@ -56,8 +63,15 @@ export function mergeCondition(
 ): Condition[] {
   const old = conditions.find((c) => c.type === next.type);
   const lastTransitionTime = old && old.status === next.status ? old.lastTransitionTime : rfc3339(nowMs);
-  const merged: Condition = { ...next, lastTransitionTime, ...(generation !== undefined ? { observedGeneration: generation } : {}) };
+  const message = next.message.length > CONDITION_MESSAGE_MAX ? fitMessage(next.message) : next.message;
+  const merged: Condition = { ...next, message, lastTransitionTime, ...(generation !== undefined ? { observedGeneration: generation } : {}) };
   return [...conditions.filter((c) => c.type !== next.type), merged];
+}
+
+/** At most CONDITION_MESSAGE_MAX characters (code points, as the schema counts them), ending in "…" when cut. */
+function fitMessage(message: string): string {
+  const chars = [...message];
+  return chars.length > CONDITION_MESSAGE_MAX ? `${chars.slice(0, CONDITION_MESSAGE_MAX - 1).join('')}…` : message;
 }
 
 export function statusEquals(a: SecondCronJobStatus | undefined, b: SecondCronJobStatus): boolean {

@@ -2,7 +2,9 @@
 // controller-runtime reconcile loop: a key is queued at most once however often it is added, one
 // worker at a time handles a key (an add while it runs queues it again for after), a bounded number
 // of workers run in all, a failed reconcile is retried with per-key exponential backoff, and a
-// reconcile may ask to run again after a delay (requeueAfter). Pure: clocks and timers are injected.
+// reconcile may ask to run again after a delay (requeueAfter). Keys added with addFirst (a slot fell
+// due, a create was answered) are taken before the others, like controller-runtime's priority queue,
+// so a slot's decision never waits behind housekeeping. Pure: clocks and timers are injected.
 import type { MonotonicClock, TimerHandle, Timers } from '../clock/clock.js';
 import { type BackoffPolicy, backoffDelayMs } from '../kube/backoff.js';
 
@@ -38,9 +40,12 @@ interface Delayed {
 export class WorkQueue {
   /** Keys waiting for a worker, in the order they were added (a Set keeps insertion order). */
   private readonly queued = new Set<string>();
+  /** Keys waiting for a worker that go before `queued` ones. A key is in at most one of the two. */
+  private readonly first = new Set<string>();
   private readonly processing = new Set<string>();
-  /** Added while being processed: queued again when that run ends. */
+  /** Added while being processed: queued again when that run ends (dirtyFirst: with addFirst). */
   private readonly dirty = new Set<string>();
+  private readonly dirtyFirst = new Set<string>();
   private readonly delayed = new Map<string, Delayed>();
   private readonly failures = new Map<string, number>();
   private readonly idle = new Set<() => void>();
@@ -52,7 +57,7 @@ export class WorkQueue {
 
   /** Keys waiting for a worker (not counting those running or delayed). */
   get length(): number {
-    return this.queued.size;
+    return this.queued.size + this.first.size;
   }
 
   add(key: string): void {
@@ -61,7 +66,20 @@ export class WorkQueue {
       this.dirty.add(key);
       return;
     }
-    this.queued.add(key);
+    if (!this.first.has(key)) this.queued.add(key);
+    this.pump();
+  }
+
+  /** Like add, but the key goes before every key added with add(). */
+  addFirst(key: string): void {
+    if (this.stopped) return;
+    if (this.processing.has(key)) {
+      this.dirty.add(key);
+      this.dirtyFirst.add(key);
+      return;
+    }
+    this.queued.delete(key);
+    this.first.add(key);
     this.pump();
   }
 
@@ -95,7 +113,9 @@ export class WorkQueue {
   async shutDown(): Promise<void> {
     this.stopped = true;
     this.queued.clear();
+    this.first.clear();
     this.dirty.clear();
+    this.dirtyFirst.clear();
     for (const d of this.delayed.values()) this.opts.timers.clear(d.handle);
     this.delayed.clear();
     await this.whenIdle();
@@ -103,14 +123,15 @@ export class WorkQueue {
 
   /** Resolves when no key is queued or running (delayed adds do not count). */
   whenIdle(): Promise<void> {
-    if (this.processing.size === 0 && this.queued.size === 0) return Promise.resolve();
+    if (this.processing.size === 0 && this.length === 0) return Promise.resolve();
     return new Promise((resolve) => this.idle.add(resolve));
   }
 
   private pump(): void {
-    while (!this.stopped && this.processing.size < this.opts.workers && this.queued.size > 0) {
-      const key = this.queued.values().next().value as string;
-      this.queued.delete(key);
+    while (!this.stopped && this.processing.size < this.opts.workers && this.length > 0) {
+      const from = this.first.size > 0 ? this.first : this.queued;
+      const key = from.values().next().value as string;
+      from.delete(key);
       this.processing.add(key);
       void this.run(key);
     }
@@ -130,10 +151,10 @@ export class WorkQueue {
     } finally {
       this.processing.delete(key);
     }
-    if (this.dirty.delete(key)) this.queued.add(key);
+    if (this.dirty.delete(key)) (this.dirtyFirst.delete(key) ? this.first : this.queued).add(key);
     if (again !== undefined) this.addAfter(key, again);
     this.pump();
-    if (this.processing.size === 0 && this.queued.size === 0) {
+    if (this.processing.size === 0 && this.length === 0) {
       const waiting = [...this.idle];
       this.idle.clear();
       for (const resolve of waiting) resolve();

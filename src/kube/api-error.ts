@@ -41,6 +41,15 @@ export function isRetryable(err: unknown): boolean {
   return err.status === 0 || err.status === 429 || err.status >= 500;
 }
 
+/**
+ * The answer proves the API server stored nothing: throttled (429, API Priority and Fairness or
+ * max-inflight) or unavailable before handling the request (503). Other 5xx (500 after an etcd timeout,
+ * 504) and network failures leave the outcome unknown: the object may exist.
+ */
+export function provesNothingStored(err: unknown): boolean {
+  return err instanceof ApiError && (err.status === 429 || err.status === 503);
+}
+
 /** Retry-After is either delta-seconds or an HTTP date; the API server sends seconds. */
 export function parseRetryAfterMs(value: string | null | undefined, nowMs: number = Date.now()): number | undefined {
   if (!value) return undefined;

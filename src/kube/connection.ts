@@ -19,7 +19,8 @@ import { TokenFile } from './token-file.js';
 import { type ClientCert, ClientCertFiles, DispatcherPool, type ServerTls } from './tls-dispatcher.js';
 
 export interface Credentials {
-  headers: Record<string, string>;
+  /** A list is sent as the header repeated (Impersonate-Group). */
+  headers: Record<string, string | string[]>;
   dispatcher: Dispatcher;
   /**
    * Present when these credentials can be refreshed (token file, exec plugin): the server answered

@@ -24,6 +24,13 @@ export interface KubeconfigSelection {
   kubeconfig?: string;
   /** A context other than current-context (the --context flag). */
   context?: string;
+  /** kubectl's --cluster and --user: another entry than the context names. */
+  cluster?: string;
+  user?: string;
+  /** kubectl's --server, --token, --insecure-skip-tls-verify: override the chosen entries. */
+  server?: string;
+  token?: string;
+  insecureSkipTlsVerify?: boolean;
   env?: NodeJS.ProcessEnv;
 }
 
@@ -67,31 +74,52 @@ export function loadKubeconfig(selection: KubeconfigSelection = {}): ResolvedKub
   const paths = kubeconfigPaths(selection);
   const source = selection.kubeconfig || paths.length === 1 ? `kubeconfig ${paths[0]}` : `$KUBECONFIG (${paths.join(delimiter)})`;
   const present = paths.filter((p) => existsSync(p));
-  if (present.length === 0) {
+  // kubectl --server works without any kubeconfig file.
+  if (present.length === 0 && !selection.server) {
     throw new KubeconfigError(`${source}: ${paths.length === 1 ? 'file not found' : 'none of these files exists'} (and not running in a cluster)`);
   }
   const merged = mergeKubeconfigs(present.map((path) => readKubeconfigFile(path)));
 
   const contextName = selection.context || merged.currentContext;
-  if (!contextName) throw new KubeconfigError(`${source}: no current-context set (choose one with --context)`);
-  const context = find(merged.contexts, contextName);
-  if (!context) throw new KubeconfigError(`${source}: context "${contextName}" not found`);
-  const clusterName = stringField(context.fields, 'cluster');
-  const cluster = clusterName === undefined ? undefined : find(merged.clusters, clusterName);
-  if (!cluster) throw new KubeconfigError(`${source}: context "${contextName}" names cluster "${clusterName ?? ''}", which is not defined`);
+  if (!contextName && !selection.server) throw new KubeconfigError(`${source}: no current-context set (choose one with --context)`);
+  const context = contextName ? find(merged.contexts, contextName) : { name: '', fields: {} };
+  if (!context) throw new KubeconfigError(`${source}: context "${contextName ?? ''}" not found`);
+  const clusterName = selection.cluster ?? stringField(context.fields, 'cluster');
+  let cluster = clusterName === undefined ? undefined : find(merged.clusters, clusterName);
+  if (!cluster && selection.server && !selection.cluster) cluster = { name: '', fields: {} };
+  if (!cluster) throw new KubeconfigError(`${source}: ${selection.cluster ? '--cluster' : `context "${contextName ?? ''}" names cluster`} "${clusterName ?? ''}", which is not defined`);
+  cluster = withClusterOverrides(cluster, selection);
   const server = stringField(cluster.fields, 'server');
   if (!server) throw new KubeconfigError(`${source}: cluster "${cluster.name}" has no server`);
-  const userName = stringField(context.fields, 'user') ?? '';
+  const userName = selection.user ?? stringField(context.fields, 'user') ?? '';
   const user = userName === '' ? { name: '', fields: {} } : find(merged.users, userName);
-  if (!user) throw new KubeconfigError(`${source}: context "${contextName}" names user "${userName}", which is not defined`);
+  if (!user) throw new KubeconfigError(`${source}: ${selection.user ? '--user' : `context "${contextName ?? ''}" names user`} "${userName}", which is not defined`);
   return {
     source,
-    contextName,
+    contextName: contextName ?? '',
     namespace: stringField(context.fields, 'namespace') || 'default',
     cluster: { ...cluster, server },
-    user,
+    user: selection.token ? { name: user.name, fields: { ...clientCertFields(user.fields), token: selection.token } } : user,
     merged,
   };
+}
+
+/** --server replaces the server; --insecure-skip-tls-verify drops the CA as clientcmd does (both together are refused by TLS). */
+function withClusterOverrides(cluster: NamedEntry, selection: KubeconfigSelection): NamedEntry {
+  const fields = { ...cluster.fields };
+  if (selection.server) fields.server = selection.server;
+  if (selection.insecureSkipTlsVerify) {
+    fields['insecure-skip-tls-verify'] = true;
+    delete fields['certificate-authority'];
+    delete fields['certificate-authority-data'];
+  }
+  return { name: cluster.name, fields };
+}
+
+/** With --token, the user's other ways to authenticate give way; a client certificate stays (TLS, not a header). */
+function clientCertFields(fields: Fields): Fields {
+  const keep = ['client-certificate', 'client-certificate-data', 'client-key', 'client-key-data'];
+  return Object.fromEntries(Object.entries(fields).filter(([k]) => keep.includes(k)));
 }
 
 interface ParsedFile extends MergedKubeconfig {

@@ -113,7 +113,7 @@ export class KubeRest {
 
   private async send(opts: RequestOptions, credentials: Credentials, signal: AbortSignal): Promise<{ status: number; text: string; retryAfter: string | undefined }> {
     const metadataOnly = opts.metadataOnly === true || opts.discardResponse === true;
-    const headers: Record<string, string> = { ...this.userAgent, ...credentials.headers, accept: metadataOnly ? METADATA_ONLY_ACCEPT : 'application/json' };
+    const headers: Record<string, string | string[]> = { ...this.userAgent, ...credentials.headers, accept: metadataOnly ? METADATA_ONLY_ACCEPT : 'application/json' };
     if (opts.body !== undefined) {
       headers['content-type'] = opts.verb === 'patch' ? PATCH_TYPES[opts.patchType ?? 'merge'] : 'application/json';
     }

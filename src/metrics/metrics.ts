@@ -59,6 +59,18 @@ export class Metrics {
   });
   /** Read at scrape time, so the gauge is never stale and costs nothing between scrapes. */
   scheduleCounts: (() => Record<string, number>) | undefined;
+  readonly controllerEntries = new Gauge({
+    name: 'secondcron_controller_entries',
+    help: 'Entries in what the controller keeps per schedule and per Job, by map (records, jobs, scheduler_entries, creates_outstanding, reconciles_waiting, expected_jobs, deleting_jobs). With a constant set of schedules each returns to its level; a steady climb is a leak.',
+    labelNames: ['map'] as const,
+    registers: [this.registry],
+    collect: () => {
+      const sizes = this.controllerSizes?.();
+      if (sizes) for (const [map, n] of Object.entries(sizes)) this.controllerEntries.set({ map }, n);
+    },
+  });
+  /** Read at scrape time, like scheduleCounts. */
+  controllerSizes: (() => Record<string, number>) | undefined;
   readonly leader = new Gauge({
     name: 'secondcron_leader',
     help: '1 if this replica currently holds the leader Lease, else 0.',

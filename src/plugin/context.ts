@@ -5,6 +5,8 @@ import type { Target } from './target.js';
 export interface PluginContext {
   /** A block of output for stdout (a newline is added). */
   out(text: string): void;
+  /** Output exactly as given (a JSONPath template decides its own newlines, as kubectl's). */
+  raw(text: string): void;
   /** A "Warning: …" line on stderr. */
   warn(text: string): void;
   nowMs(): number;

@@ -1,5 +1,6 @@
 // `kubectl secondcron`: parses the command line, runs one subcommand, and turns failures into
-// kubectl-style "error: …" lines with an exit code (1 for errors, 2 for a wrong command line).
+// kubectl-style "error: …" lines with exit code 1 (a wrong command line too, as kubectl exits, with a
+// pointer to the command's --help).
 import { type BuildInfo, versionLine } from '../build-info.js';
 import { type Invocation, UsageError, parseInvocation } from './args.js';
 import { fromCronJobCommand } from './commands/from-cronjob.js';
@@ -27,12 +28,13 @@ export async function runPlugin(argv: readonly string[], io: PluginIo, build: Bu
     invocation = parseInvocation(argv);
   } catch (err) {
     if (!(err instanceof UsageError)) throw err;
-    io.stderr(`error: ${err.message}\nSee 'kubectl secondcron --help'.\n`);
-    return 2;
+    io.stderr(`error: ${err.message}\nSee 'kubectl secondcron${err.command ? ` ${err.command}` : ''} --help' for usage.\n`);
+    return 1;
   }
   let target: Promise<Target> | undefined;
   const ctx: PluginContext = {
     out: (text) => io.stdout(`${text}\n`),
+    raw: (text) => io.stdout(text),
     warn: (text) => io.stderr(`Warning: ${text}\n`),
     nowMs: io.nowMs,
     random: io.random,

@@ -2,6 +2,8 @@
 import { ApiError } from '../kube/api-error.js';
 import type { KubeRest } from '../kube/rest.js';
 import { type SecondCronJob, collectionPath } from '../controller/api.js';
+import type { DryRun, Scope } from './args.js';
+import type { PluginContext } from './context.js';
 import { PluginError, describeApiError } from './errors.js';
 
 /** The field manager our writes are recorded under (managedFields, server-side apply). */
@@ -28,7 +30,26 @@ export function getSecondCronJob(rest: KubeRest, namespace: string, name: string
   return call(rest, () => rest.request<SecondCronJob>({ verb: 'get', path: scjPath(namespace, name) }));
 }
 
+/** The named SecondCronJobs of the namespace, else all of it, else (-A) all of every namespace, by namespace and name. */
+export async function secondCronJobsIn(scope: Scope, ctx: PluginContext): Promise<SecondCronJob[]> {
+  const { rest, namespace } = await ctx.target();
+  if ('names' in scope && scope.names.length > 0) return Promise.all(scope.names.map((n) => getSecondCronJob(rest, namespace, n)));
+  const all = 'allNamespaces' in scope && scope.allNamespaces;
+  const list = await call(rest, () => rest.request<{ items: SecondCronJob[] }>({ verb: 'list', path: collectionPath(all ? undefined : namespace) }));
+  return list.items.sort((a, b) => (a.metadata.namespace ?? '').localeCompare(b.metadata.namespace ?? '') || a.metadata.name.localeCompare(b.metadata.name));
+}
+
 /** Server-side apply (create or update) as FIELD_MANAGER; unknown fields are errors, not dropped. */
 export function serverSideApply<T>(rest: KubeRest, path: string, body: unknown): Promise<T> {
   return rest.request<T>({ verb: 'patch', patchType: 'apply', path, body, query: { fieldManager: FIELD_MANAGER, fieldValidation: 'Strict' } });
+}
+
+/** The query of a write: our field manager, and dryRun=All for --dry-run=server. */
+export function writeQuery(dryRun: DryRun): Record<string, string> {
+  return dryRun === 'server' ? { fieldManager: FIELD_MANAGER, dryRun: 'All' } : { fieldManager: FIELD_MANAGER };
+}
+
+/** kubectl's suffix after "created", "patched", …: " (dry run)", " (server dry run)" or nothing. */
+export function dryRunSuffix(dryRun: DryRun): string {
+  return dryRun === 'client' ? ' (dry run)' : dryRun === 'server' ? ' (server dry run)' : '';
 }

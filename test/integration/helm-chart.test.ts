@@ -17,6 +17,7 @@ import type {
   V1CustomResourceDefinition,
   V1Deployment,
   V1NetworkPolicy,
+  V1Pod,
   V1PodDisruptionBudget,
   V1PolicyRule,
   V1Role,
@@ -31,6 +32,7 @@ import { runCommand } from '../cluster/run-command.js';
 import {
   CHART_DIR,
   helm,
+  helmOk,
   type Manifest,
   ofKind,
   only,
@@ -41,6 +43,8 @@ import {
   templateChart,
   valuesFile,
 } from './helpers/helm.js';
+import { promtool } from './helpers/prometheus-server.js';
+import { buildUmbrella, UMBRELLA_OWN } from './helpers/umbrella.js';
 
 const RELEASE = 'sc';
 const NS = 'secondcron-system';
@@ -159,7 +163,7 @@ describe('helm chart files', () => {
     const walk = (prefix: string, v: unknown): void => {
       // Objects the chart owns are documented key by key; free-form maps and lists as a whole.
       if (v !== null && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length > 0 &&
-          !['resources', 'podSecurityContext', 'securityContext'].includes(prefix)) {
+          !['resources', 'podSecurityContext', 'securityContext', 'nodeSelector'].includes(prefix)) {
         for (const [k, child] of Object.entries(v)) walk(prefix ? `${prefix}.${k}` : k, child);
       } else leaves.push(prefix);
     };
@@ -228,6 +232,7 @@ describe('helm template, default values', async () => {
       `ClusterRoleBinding//${FULLNAME}-metrics-auth`,
       'CustomResourceDefinition//secondcronjobs.secondcron.io',
       `Deployment/${NS}/${FULLNAME}`,
+      `Pod/${NS}/${FULLNAME}-test`,
       `PodDisruptionBudget/${NS}/${FULLNAME}`,
       `Role/${NS}/${FULLNAME}-leader-election`,
       `RoleBinding/${NS}/${FULLNAME}-leader-election`,
@@ -253,7 +258,7 @@ describe('helm template, default values', async () => {
     })));
   });
 
-  test('Deployment: non-root, read-only, seccomp RuntimeDefault, no capabilities, token mounted', () => {
+  test('Deployment: non-root, read-only, seccomp RuntimeDefault, no capabilities, token mounted, Linux nodes', () => {
     const dep = only<V1Deployment>(docs, 'Deployment');
     const spec = dep.spec?.template.spec;
     assert.equal(spec?.automountServiceAccountToken, true);
@@ -261,6 +266,7 @@ describe('helm template, default values', async () => {
     assert.equal(spec?.securityContext?.runAsNonRoot, true);
     assert.equal(spec?.securityContext?.runAsUser, 65532);
     assert.equal(spec?.securityContext?.seccompProfile?.type, 'RuntimeDefault');
+    assert.deepEqual(plain(spec?.nodeSelector), { 'kubernetes.io/os': 'linux' });
     const sc = operatorContainer(docs).securityContext;
     assert.equal(sc?.runAsNonRoot, true);
     assert.equal(sc?.runAsUser, 65532);
@@ -784,6 +790,186 @@ describe('helm template, the knobs users expect (cert-manager, ingress-nginx, ku
   });
 });
 
+describe('helm template, umbrella-chart globals and cert-manager\'s knobs', () => {
+  const VALUES = {
+    global: { imagePullSecrets: ['mirror-pull', { name: 'regcred' }], commonLabels: { team: 'global', tier: 'ops' }, priorityClassName: 'platform-high' },
+    imagePullSecrets: [{ name: 'regcred' }],
+    commonLabels: { team: 'platform' },
+    strategy: { rollingUpdate: { maxSurge: '50%', maxUnavailable: 1 } },
+    deploymentAnnotations: { 'reloader.stakater.com/auto': 'true' },
+    serviceAccount: { labels: { 'azure.workload.identity/use': 'true' } },
+    extraInitContainers: [{ name: 'wait', image: 'busybox', command: ['true'] }],
+    extraContainers: [{ name: 'proxy', image: 'envoy', args: ['--config', '/etc/envoy.yaml'] }],
+    extraObjects: [
+      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: '{{ include "secondcron.fullname" . }}-extra', namespace: '{{ .Release.Namespace }}' }, data: { a: 'b' } },
+      'apiVersion: v1\nkind: Secret\nmetadata:\n  name: {{ .Release.Name }}-token\nstringData:\n  token: x\n',
+    ],
+  };
+  const docsP = renderChart({ release: RELEASE, namespace: NS, values: VALUES });
+
+  test('global.imagePullSecrets (names or {name}) join imagePullSecrets, each once; global.priorityClassName', async () => {
+    const pod = only<V1Deployment>(await docsP, 'Deployment').spec?.template.spec;
+    assert.deepEqual(plain(pod?.imagePullSecrets), [{ name: 'regcred' }, { name: 'mirror-pull' }]);
+    assert.equal(pod?.priorityClassName, 'platform-high');
+    const own = await renderChart({ values: { global: { priorityClassName: 'platform-high' }, priorityClassName: 'mine' } });
+    assert.equal(only<V1Deployment>(own, 'Deployment').spec?.template.spec?.priorityClassName, 'mine');
+    const none = only<V1Deployment>(await renderChart(), 'Deployment').spec?.template.spec;
+    assert.deepEqual([none?.imagePullSecrets, none?.priorityClassName], [undefined, undefined]);
+  });
+
+  test('global.commonLabels on every chart object and the pods, under the chart\'s own commonLabels', async () => {
+    const docs = (await docsP).filter((d) => !['ConfigMap', 'Secret'].includes(d.kind ?? ''));
+    assert.equal(docs.length, 12);
+    for (const d of docs) assert.deepEqual([d.metadata?.labels?.team, d.metadata?.labels?.tier], ['platform', 'ops'], `${d.kind}/${d.metadata?.name}`);
+    const podLabels = only<V1Deployment>(docs, 'Deployment').spec?.template.metadata?.labels;
+    assert.deepEqual([podLabels?.team, podLabels?.tier], ['platform', 'ops']);
+  });
+
+  test('strategy, deploymentAnnotations, serviceAccount.labels', async () => {
+    const docs = await docsP;
+    const dep = only<V1Deployment>(docs, 'Deployment');
+    assert.deepEqual(plain(dep.spec?.strategy), { type: 'RollingUpdate', rollingUpdate: { maxSurge: '50%', maxUnavailable: 1 } });
+    assert.equal(dep.metadata?.annotations?.['reloader.stakater.com/auto'], 'true');
+    assert.equal(dep.spec?.template.metadata?.annotations, undefined, 'not on the pods');
+    assert.equal(only<V1ServiceAccount>(docs, 'ServiceAccount').metadata?.labels?.['azure.workload.identity/use'], 'true');
+    // Recreate takes no rollingUpdate (the API server refuses one), although the default carries it.
+    const recreate = only<V1Deployment>(await renderChart({ values: { strategy: { type: 'Recreate' } } }), 'Deployment');
+    assert.deepEqual(plain(recreate.spec?.strategy), { type: 'Recreate' });
+  });
+
+  test('extraInitContainers before, extraContainers beside the operator', async () => {
+    const pod = only<V1Deployment>(await docsP, 'Deployment').spec?.template.spec;
+    assert.deepEqual(pod?.initContainers?.map((c) => c.name), ['wait']);
+    assert.deepEqual(pod?.containers.map((c) => c.name), ['operator', 'proxy']);
+    assert.deepEqual(pod?.containers[1]?.args, ['--config', '/etc/envoy.yaml']);
+  });
+
+  test('extraObjects: objects and strings, both rendered with tpl', async () => {
+    const docs = await docsP;
+    const cm = only<V1ConfigMap>(docs, 'ConfigMap');
+    assert.deepEqual([cm.metadata?.name, cm.metadata?.namespace, cm.data?.a], [`${FULLNAME}-extra`, NS, 'b']);
+    assert.equal(only(docs, 'Secret').metadata?.name, `${RELEASE}-token`);
+  });
+
+  test('the helm test pod: the operator\'s image, ServiceAccount, security and placement; Lease and Service link variables', async () => {
+    const docs = await renderChart({ release: RELEASE, namespace: NS, values: { ...VALUES, tolerations: [{ key: 'k', operator: 'Exists' }] } });
+    const pod = only<V1Pod>(docs, 'Pod');
+    const dep = only<V1Deployment>(docs, 'Deployment').spec?.template.spec;
+    assert.equal(pod.metadata?.annotations?.['helm.sh/hook'], 'test');
+    assert.equal(pod.spec?.serviceAccountName, dep?.serviceAccountName);
+    assert.equal(pod.spec?.automountServiceAccountToken, true);
+    assert.equal(pod.spec?.restartPolicy, 'Never');
+    assert.deepEqual(plain([pod.spec?.securityContext, pod.spec?.nodeSelector, pod.spec?.tolerations, pod.spec?.imagePullSecrets]),
+      plain([dep?.securityContext, dep?.nodeSelector, dep?.tolerations, dep?.imagePullSecrets]));
+    const [test, operator] = [pod.spec?.containers[0], dep?.containers[0]];
+    assert.deepEqual(plain([test?.image, test?.imagePullPolicy, test?.securityContext]), plain([operator?.image, operator?.imagePullPolicy, operator?.securityContext]));
+    // Not selected by the metrics Service (nor the PDB, the spread): it serves no metrics.
+    const selector = only<V1Service>(docs, 'Service').spec?.selector ?? {};
+    assert.ok(Object.entries(selector).some(([k, v]) => pod.metadata?.labels?.[k] !== v), 'the Service selects the test pod');
+    const env = Object.fromEntries((test?.env ?? []).map((e) => [e.name, e.value]));
+    // The kubelet names a Service link variable <NAME>_SERVICE_HOST, upper case, dashes as underscores.
+    assert.deepEqual(env, {
+      TEST_NAMESPACE: NS,
+      TEST_LEASE: 'secondcron-leader',
+      TEST_LEASE_DURATION_MS: '15000',
+      TEST_METRICS_HOST_ENV: 'SC_SECONDCRON_METRICS_SERVICE_HOST',
+      TEST_METRICS_DNS: `${FULLNAME}-metrics.${NS}.svc`,
+      TEST_METRICS_PORT: '8080',
+      TEST_METRICS_SECURE: 'false',
+    });
+    const off = await renderChart({ values: { tests: { enabled: false } } });
+    assert.equal(ofKind(off, 'Pod').length, 0);
+  });
+});
+
+describe('monitoring options: multiCluster, runbook URL base, alert thresholds and for', () => {
+  type Rule = { alert?: string; expr: string; for?: string; labels?: Record<string, string>; annotations?: Record<string, string> };
+  const rulesOf = async (values: Record<string, unknown>): Promise<Array<{ name: string; rules: Rule[] }>> =>
+    (only(await renderChart({ values: { metrics: { prometheusRule: { enabled: true, ...values } } } }), 'PrometheusRule') as Manifest & { spec: { groups: Array<{ name: string; rules: Rule[] }> } }).spec.groups;
+
+  test('multiCluster: every by/on of the rules keeps the cluster label; promtool test rules on two clusters\' series', async (t) => {
+    const docs = await renderChart({ values: { multiCluster: { enabled: true }, metrics: { prometheusRule: { enabled: true } } } });
+    const groups = (only(docs, 'PrometheusRule') as Manifest & { spec: { groups: Array<{ rules: Rule[] }> } }).spec.groups;
+    const clauses = groups.flatMap((g) => g.rules).flatMap((r) => [...r.expr.matchAll(/\b(by|on)\s*\(([^)]*)\)/g)].map((m) => m[2] ?? ''));
+    assert.ok(clauses.length >= 9);
+    for (const c of clauses) assert.match(c, /^cluster, job, namespace/);
+    const dir = mkdtempSync(join(tmpdir(), 'secondcron-multicluster-'));
+    t.after(() => rmSync(dir, { recursive: true, force: true }));
+    writeFileSync(join(dir, 'alerts-multicluster.yaml'), JSON.stringify({ groups }));
+    writeFileSync(join(dir, 'alerts-multicluster.test.yaml'), readFileSync(join(REPO_ROOT, 'grafana', 'alerts-multicluster.test.yaml')));
+    const res = await promtool(['test', 'rules', 'alerts-multicluster.test.yaml'], dir);
+    assert.equal(res.code, 0, res.stdout + res.stderr);
+    // The same tests fail on the rules without the option: they can tell the difference.
+    writeFileSync(join(dir, 'alerts-multicluster.yaml'), JSON.stringify({ groups: await rulesOf({}) }));
+    const without = await promtool(['test', 'rules', 'alerts-multicluster.test.yaml'], dir);
+    assert.notEqual(without.code, 0, 'single-cluster rules pass the multi-cluster tests');
+  });
+
+  test('multiCluster: the dashboard gets a $cluster variable that every query and variable filters on', async () => {
+    const docs = await renderChart({ values: { multiCluster: { enabled: true, label: 'k8s_cluster' }, grafanaDashboard: { enabled: true } } });
+    const dashboard = JSON.parse(only<V1ConfigMap>(docs, 'ConfigMap').data?.['secondcron.json'] ?? '{}') as {
+      templating: { list: Array<{ name: string; query?: unknown; multi?: boolean }> };
+      panels: Array<{ targets?: Array<{ expr: string }>; panels?: Array<{ targets?: Array<{ expr: string }> }> }>;
+    };
+    const vars = dashboard.templating.list;
+    assert.deepEqual(vars.slice(0, 3).map((v) => v.name), ['datasource', 'cluster', 'job']);
+    assert.deepEqual([vars[1]?.query, vars[1]?.multi], [{ qryType: 1, query: 'label_values(secondcron_leader, k8s_cluster)', refId: 'PrometheusVariableQueryEditor-VariableQuery' }, false]);
+    const exprs = dashboard.panels.flatMap((p) => [...(p.targets ?? []), ...(p.panels ?? []).flatMap((q) => q.targets ?? [])]).map((x) => x.expr);
+    assert.ok(exprs.length > 30);
+    const jobSelectors = exprs.join('\n').match(/job=~"\$job"/g)?.length ?? 0;
+    assert.equal(exprs.join('\n').match(/\{k8s_cluster=~"\$cluster", job=~"\$job"/g)?.length, jobSelectors);
+    for (const e of exprs) for (const m of e.matchAll(/\bby \(([^)]*)\)/g)) assert.match(m[1] ?? '', /^k8s_cluster, /, e);
+    assert.ok(vars.filter((v) => !['datasource', 'cluster'].includes(v.name)).every((v) => JSON.stringify(v.query).includes('k8s_cluster=~\\"$cluster\\"')));
+  });
+
+  test('runbookUrlBase; per-alert threshold, for and severity; promtool accepts the result', async (t) => {
+    const groups = await rulesOf({
+      runbookUrlBase: 'https://wiki.example/ops/secondcron',
+      alerts: { SecondCronTriggerLatencyHigh: { threshold: 1.5, for: '10m', severity: 'critical' }, SecondCronScheduleNextTimeInPast: { threshold: 300 } },
+    });
+    const rules = groups.flatMap((g) => g.rules);
+    for (const r of rules) assert.equal(r.annotations?.runbook_url, `https://wiki.example/ops/secondcron#${(r.alert ?? '').toLowerCase()}`);
+    const latency = rules.find((r) => r.alert === 'SecondCronTriggerLatencyHigh');
+    assert.match(latency?.expr ?? '', /\) > 1\.5\n$/);
+    assert.deepEqual([latency?.for, latency?.labels?.severity], ['10m', 'critical']);
+    assert.match(rules.find((r) => r.alert === 'SecondCronScheduleNextTimeInPast')?.expr ?? '', /> 300\n/);
+    const defaults = (await rulesOf({})).flatMap((g) => g.rules);
+    assert.match(defaults.find((r) => r.alert === 'SecondCronTriggerLatencyHigh')?.expr ?? '', /\) > 0\.5\n$/);
+    const dir = mkdtempSync(join(tmpdir(), 'secondcron-rules-'));
+    t.after(() => rmSync(dir, { recursive: true, force: true }));
+    writeFileSync(join(dir, 'rules.yaml'), JSON.stringify({ groups }));
+    const res = await promtool(['check', 'rules', 'rules.yaml'], dir);
+    assert.equal(res.code, 0, res.stdout + res.stderr);
+
+    const unknown = await templateChart({ values: { metrics: { prometheusRule: { enabled: true, alerts: { SecondCronLate: { for: '1m' } } } } } });
+    assert.match(unknown.stderr, /metrics.prometheusRule.alerts: no alert named SecondCronLate \(the alerts are /);
+    const noThreshold = await templateChart({ values: { metrics: { prometheusRule: { enabled: true, alerts: { SecondCronNoLeader: { threshold: 2 } } } } } });
+    assert.match(noThreshold.stderr, /alerts.SecondCronNoLeader.threshold: only SecondCronCreateErrors, SecondCronScheduleNextTimeInPast, SecondCronTriggerLatencyHigh have a threshold/);
+  });
+});
+
+describe('an umbrella chart with condition: secondcron.enabled and global values', () => {
+  test('enabled: the subchart renders with the parent\'s globals; disabled: nothing of it', async (t) => {
+    const umbrella = await buildUmbrella({ crds: { enabled: false } });
+    t.after(() => umbrella.remove());
+    const render = async (args: string[]): Promise<Manifest[]> =>
+      parseManifests(await helmOk(['template', 'platform', umbrella.dir, '--namespace', 'platform', ...args]));
+
+    const on = await render([]);
+    assert.ok(on.some((d) => `${d.kind}/${d.metadata?.name}` === UMBRELLA_OWN));
+    const ours = on.filter((d) => `${d.kind}/${d.metadata?.name}` !== UMBRELLA_OWN);
+    assert.equal(ours.length, on.length - 1);
+    for (const d of ours) assert.equal(d.metadata?.labels?.['platform.example/suite'], 'ops', `${d.kind}/${d.metadata?.name}`);
+    const pod = only<V1Deployment>(on, 'Deployment').spec?.template.spec;
+    assert.equal(pod?.containers[0]?.image, 'mirror.example/ghcr.io/secondcron/secondcron:0.1.0');
+    assert.deepEqual(plain(pod?.imagePullSecrets), [{ name: 'parent-pull' }]);
+    assert.equal(pod?.priorityClassName, 'umbrella-high');
+
+    const off = await render(['--set', 'secondcron.enabled=false']);
+    assert.deepEqual(off.map((d) => `${d.kind}/${d.metadata?.name}`), [UMBRELLA_OWN]);
+  });
+});
+
 describe('helm template, names that YAML reads as other types', () => {
   // Release and namespace names are DNS labels, and "on", "yes", "y", "true" are valid ones; helm
   // decodes manifests as YAML 1.1, where those words unquoted are booleans, and the install fails
@@ -826,6 +1012,10 @@ describe('bad values fail with a message naming the value', () => {
     { name: 'serviceMonitor.interval: 30s1m (units out of order)', args: ['--set', 'metrics.serviceMonitor.interval=30s1m'], message: /at '\/metrics\/serviceMonitor\/interval': '30s1m' does not match pattern/ },
     { name: 'serviceMonitor.scrapeTimeout: 10 (no unit)', args: ['--set-string', 'metrics.serviceMonitor.scrapeTimeout=10'], message: /at '\/metrics\/serviceMonitor\/scrapeTimeout': '10' does not match pattern/ },
     { name: 'several replicas without leader election', args: ['--set', 'leaderElection.enabled=false'], message: /leaderElection.enabled=false with replicaCount=3/ },
+    { name: 'strategy.type: Rolling', args: ['--set', 'strategy.type=Rolling'], message: /at '\/strategy\/type': value must be one of 'RollingUpdate', 'Recreate'/ },
+    { name: 'strategy.rollingUpdate.maxSurge: 50 percent', args: ['--set', 'strategy.rollingUpdate.maxSurge=50 percent'], message: /at '\/strategy\/rollingUpdate\/maxSurge'/ },
+    { name: 'an init container without a name', args: ['--set', 'extraInitContainers[0].image=busybox'], message: /at '\/extraInitContainers\/0': missing property 'name'/ },
+    { name: 'global.imagePullSecrets: [{}]', args: ['--set', 'global.imagePullSecrets[0].x=y'], message: /at '\/global\/imagePullSecrets\/0'/ },
   ];
   for (const c of cases) {
     test(c.name, async () => {

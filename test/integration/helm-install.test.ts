@@ -22,6 +22,7 @@ import { CHART_DIR, helm, helmOk, type Manifest, parseManifests, renderChart, va
 import { withReleaseDiagnostics } from './helpers/helm-diagnostics.js';
 import { type Access, canI, describeAccess, serviceAccountKubeconfig, serviceAccountUser } from './helpers/helm-rbac.js';
 import { scjManifest } from './helpers/scj.js';
+import { buildUmbrella, UMBRELLA_GLOBALS } from './helpers/umbrella.js';
 
 const RELEASE = 'sc';
 const RELEASE_NS = 'secondcron-system';
@@ -137,7 +138,9 @@ describe('helm install / upgrade / uninstall on a real API server', () => {
       for (const values of [{}, { watchNamespaces: [USER_NS, OTHER_NS], grafanaDashboard: { enabled: true }, podDisruptionBudget: { maxUnavailable: '50%' } }]) {
         const file = valuesFile(values);
         try {
-          const manifest = await helmIn(['template', 'strict', CHART_DIR, '-n', 'strict-check', '-f', file]);
+          // Not the helm test pod: admission looks up its ServiceAccount, which a dry run does not create
+          // (the e2e runs it against the real release).
+          const manifest = await helmIn(['template', 'strict', CHART_DIR, '-n', 'strict-check', '-f', file, '--skip-tests']);
           const count = parseManifests(manifest).length;
           const out = await kubectlOk(['create', '--dry-run=server', '--validate=strict', '-f', '-', '-o', 'name'], manifest);
           assert.equal(out.trim().split('\n').length, count, out);
@@ -425,5 +428,31 @@ describe('helm install / upgrade / uninstall on a real API server', () => {
     assert.equal(await exists(['secondcronjob', SCJ, '-n', USER_NS]), true);
     await helmWait(['uninstall', RELEASE, '-n', RELEASE_NS, '--wait', '--timeout', '2m']);
     assert.equal(await exists(['crd', 'secondcronjobs.secondcron.io']), true);
+  });
+
+  test('an umbrella chart (condition: secondcron.enabled, global values) installs; the pods carry the globals', async () => {
+    const ns = 'platform';
+    // The CRD is still here (kept above), owned by nobody now: the parent leaves it alone.
+    const umbrella = await buildUmbrella({ crds: { enabled: false }, replicaCount: 1, leaderElection: { enabled: false } });
+    try {
+      await kubectlOk(['apply', '-f', '-'], JSON.stringify({ apiVersion: 'scheduling.k8s.io/v1', kind: 'PriorityClass', metadata: { name: UMBRELLA_GLOBALS.priorityClassName }, value: 1000 }));
+      await withReleaseDiagnostics(cluster, ns, () => helmIn(['install', 'platform', umbrella.dir, '-n', ns, '--create-namespace', '--wait', '--timeout', '3m']));
+      const pods = await getJson<V1PodList>(['get', 'pods', '-n', ns, '-l', 'app.kubernetes.io/name=secondcron']);
+      assert.equal(pods.items.length, 1);
+      const pod = pods.items[0];
+      // Admission resolved the PriorityClass: the API server saw the global value.
+      assert.deepEqual([pod?.spec?.priorityClassName, pod?.spec?.priority], [UMBRELLA_GLOBALS.priorityClassName, 1000]);
+      assert.deepEqual(pod?.spec?.imagePullSecrets, [{ name: 'parent-pull' }]);
+      assert.equal(pod?.spec?.containers[0]?.image, 'mirror.example/ghcr.io/secondcron/secondcron:0.1.0');
+      assert.equal(pod?.metadata?.labels?.['platform.example/suite'], 'ops');
+      assert.equal(await exists(['configmap', 'platform-settings', '-n', ns]), true, 'the parent\'s own object');
+      await helmIn(['upgrade', 'platform', umbrella.dir, '-n', ns, '--reset-then-reuse-values', '--set', 'secondcron.enabled=false', '--wait', '--timeout', '2m']);
+      assert.equal(await exists(['deployment', 'platform-secondcron', '-n', ns]), false, 'the condition removed the subchart');
+      assert.equal(await exists(['configmap', 'platform-settings', '-n', ns]), true);
+    } finally {
+      await helm(['uninstall', 'platform', '-n', ns, '--wait', '--timeout', '2m'], { kubeconfig: cluster.kubeconfigPath });
+      await cluster.kubectl(['delete', 'priorityclass', UMBRELLA_GLOBALS.priorityClassName, '--ignore-not-found']);
+      umbrella.remove();
+    }
   });
 });

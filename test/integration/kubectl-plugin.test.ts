@@ -118,19 +118,45 @@ describe('kubectl secondcron', () => {
     assert.deepEqual(jobTemplateOf(readCrd(CRD_PATH).crd), jobTemplateSchema(doc));
   });
 
-  test('columns: TimeZone by default, Containers and Images with -o wide', async () => {
+  test('columns: Ready and TimeZone by default, the Ready reason, Containers and Images with -o wide', async () => {
     await applyScj(ns.name, 'cols', { schedule: '0 0 3 * * *', timeZone: 'Asia/Tokyo' });
     const plain = await kubectlOk(['get', 'scj', 'cols', '-n', ns.name]);
     const [header, row] = plain.trim().split('\n');
-    assert.match(header ?? '', /^NAME\s+SCHEDULE\s+INTERVAL\s+TIMEZONE\s+SUSPEND\s+ACTIVE\s+LAST SCHEDULE\s+NEXT SCHEDULE\s+AGE$/);
+    assert.match(header ?? '', /^NAME\s+READY\s+SCHEDULE\s+INTERVAL\s+TIMEZONE\s+SUSPEND\s+ACTIVE\s+LAST SCHEDULE\s+NEXT SCHEDULE\s+AGE$/);
     assert.match(row ?? '', /Asia\/Tokyo/);
     await eventually('next schedule shown as a time', async () => {
       const out = await kubectlOk(['get', 'scj', 'cols', '-n', ns.name, '--no-headers']);
       return /\d{4}-\d\d-\d\dT18:00:00Z/.test(out) ? true : undefined;
     }, { timeoutMs: 15_000 });
     const wide = await kubectlOk(['get', 'scj', 'cols', '-n', ns.name, '-o', 'wide']);
-    assert.match(wide, /READY\s+CONTAINERS\s+IMAGES\s+AGE/);
-    assert.match(wide, /True\s+work\s+busybox:1\.36/);
+    assert.match(wide, /^NAME\s+READY\s+REASON\s+SCHEDULE\s.*\sCONTAINERS\s+IMAGES\s+AGE\n/);
+    assert.match(wide, /^cols\s+True\s+Scheduled\s+0 0 3 \* \* \*\s.*\swork\s+busybox:1\.36\s/m);
+
+    // A schedule the operator rejects is not Ready in the default columns, and wide says why.
+    await applyScj(ns.name, 'rejected', { schedule: '61 * * * * *' });
+    await eventually('rejected shows READY False', async () => {
+      const out = await kubectlOk(['get', 'scj', 'rejected', '-n', ns.name, '--no-headers']);
+      return /^rejected\s+False\s+61 \* \* \* \* \*\s/.test(out) ? true : undefined;
+    }, { timeoutMs: 15_000 });
+    assert.match(await kubectlOk(['get', 'scj', 'rejected', '-n', ns.name, '-o', 'wide', '--no-headers']), /^rejected\s+False\s+InvalidSchedule\s/);
+    await kubectlOk(['delete', 'scj', 'rejected', '-n', ns.name]);
+  });
+
+  test('conditions are metav1.Conditions: the API server refuses a reason that is not one CamelCase word, or a missing message', async () => {
+    const patch = (condition: Record<string, unknown>): Promise<CommandResult> => kubectl(['patch', 'scj', 'cols', '-n', ns.name, '--subresource=status', '--type=merge', '--dry-run=server', '-p',
+      JSON.stringify({ status: { conditions: [{ type: 'Ready', status: 'False', lastTransitionTime: '2026-12-03T00:00:00Z', message: 'm', ...condition }] } })]);
+    const ok = await patch({ reason: 'InvalidSchedule' });
+    assert.equal(ok.code, 0, ok.stderr);
+    for (const [bad, message] of [
+      [{ reason: 'not one word' }, /status\.conditions\[0\]\.reason: Invalid value: "not one word": (status\.)?conditions\[0\]\.reason in body should match '\^\[A-Za-z\]/],
+      [{ reason: '' }, /status\.conditions\[0\]\.reason: Invalid value: "": (status\.)?conditions\[0\]\.reason in body should be at least 1 chars long/],
+      [{ reason: 'R', message: undefined }, /status\.conditions\[0\]\.message: Required value/],
+      [{ reason: 'R', type: 'not a type!' }, /status\.conditions\[0\]\.type: Invalid value/],
+    ] as const) {
+      const res = await patch(bad);
+      assert.notEqual(res.code, 0, JSON.stringify(bad));
+      assert.match(res.stderr, message);
+    }
   });
 
   test('next agrees with the Jobs the operator then creates', async () => {
@@ -250,6 +276,111 @@ describe('kubectl secondcron', () => {
     assert.equal(out.trim(), 'secondcronjob.secondcron.io/ctx suspended');
     const wrong = await plugin(['suspend', 'ctx'], { env, namespace: false });
     assert.match(wrong.stderr, /NotFound/, 'without --context the current context (namespace default) is used');
+  });
+
+  test('like kubectl: per-command --help, usage errors exit as kubectl\'s do, TYPE/NAME, -A, -o name|wide|jsonpath', async () => {
+    const runHelp = await pluginOk(['run', '--help'], { namespace: false });
+    assert.match(runHelp, /^Start a Job now from a SecondCronJob's template/);
+    assert.match(runHelp, /^Examples:\n {2}# A Job now\n {2}kubectl secondcron run heartbeat$/m);
+    // kubectl's own exit code and wording for an unknown flag, next to ours.
+    const theirs = await kubectl(['get', 'pods', '--bogus']);
+    const ours = await plugin(['run', 'x', '--bogus']);
+    assert.equal(ours.code, theirs.code);
+    assert.match(theirs.stderr, /^error: unknown flag: --bogus\nSee 'kubectl get --help' for usage\.$/m);
+    assert.equal(ours.stderr, "error: unknown flag: --bogus\nSee 'kubectl secondcron run --help' for usage.\n");
+
+    await applyScj(ns.name, 'typed', { intervalSeconds: 86_400 });
+    assert.equal((await pluginOk(['suspend', 'scj/typed'])).trim(), 'secondcronjob.secondcron.io/typed suspended');
+    assert.equal((await pluginOk(['resume', 'secondcronjobs.secondcron.io/typed', '-o', 'name'])).trim(), 'secondcronjob.secondcron.io/typed');
+    const wrongType = await plugin(['run', 'cronjob/typed']);
+    assert.equal(wrongType.code, theirs.code);
+    assert.match(wrongType.stderr, /"run" takes SecondCronJobs \(scj\/NAME\), not "cronjob"/);
+
+    // Without NAME: the namespace's SecondCronJobs, as `kubectl get scj` lists them; -A: every namespace's.
+    const listed = (await kubectlOk(['get', 'scj', '-n', ns.name, '-o', 'jsonpath={.items[*].metadata.name}'])).trim().split(' ').sort();
+    const ours1 = (await pluginOk(['next', '--count', '1', '-o', 'jsonpath={[*].name}'])).split(' ').sort();
+    assert.deepEqual(ours1, listed);
+    // Other test files run schedules of their own (some invalid on purpose) in other namespaces: -A
+    // is checked on history, which judges no schedule, against this namespace's own listing.
+    const here = JSON.parse(await pluginOk(['history', '-o', 'json'])) as { namespace: string; job: string }[];
+    assert.ok(here.length > 0, 'the manual Jobs of the run test');
+    const everywhere = JSON.parse(await pluginOk(['history', '-A', '-o', 'json'], { namespace: false })) as { namespace: string; job: string }[];
+    assert.deepEqual(everywhere.filter((e) => e.namespace === ns.name).map((e) => e.job), here.map((e) => e.job));
+    const wide = await pluginOk(['next', 'typed', '--count', '2', '-o', 'wide']);
+    assert.match(wide, new RegExp(`^NAMESPACE\\s+NAME\\s+#\\s+TIME\\s+TIME ZONE\\s+UTC\\s+FROM NOW\\s+SUSPENDED\\n${ns.name}\\s+typed\\s+1\\s`));
+    const byName = await plugin(['history', 'typed', '-A']);
+    assert.equal(byName.code, theirs.code);
+    assert.match(byName.stderr, /cannot be retrieved by name across all namespaces/);
+  });
+
+  test('run --job-name and --dry-run=client|server on run, suspend and resume: nothing stored by a dry run', async () => {
+    await applyScj(ns.name, 'dry', { intervalSeconds: 86_400 });
+    const client = await pluginOk(['run', 'scj/dry', '--job-name', 'dry-hotfix', '--dry-run=client']);
+    assert.equal(client.trim(), 'job.batch/dry-hotfix created (dry run)');
+    const server = JSON.parse(await pluginOk(['run', 'dry', '--job-name', 'dry-hotfix', '--dry-run=server', '-o', 'json'])) as OwnedJob & { metadata: { uid?: string } };
+    assert.equal(server.metadata.name, 'dry-hotfix');
+    assert.ok(server.metadata.uid, 'the API server admitted it (a server dry run fills in the uid)');
+    assert.equal((await listJobs(ns.name, 'dry')).length, 0, 'a dry run stores no Job');
+    assert.equal((await pluginOk(['run', 'dry', '--job-name', 'dry-hotfix', '-o', 'name'])).trim(), 'job.batch/dry-hotfix');
+    const job = JSON.parse(await kubectlOk(['get', 'job', 'dry-hotfix', '-n', ns.name, '-o', 'json'])) as OwnedJob;
+    assert.equal(job.metadata.annotations?.['secondcron.io/instantiate'], 'manual');
+    const taken = await plugin(['run', 'dry', '--job-name', 'dry-hotfix']);
+    assert.match(taken.stderr, /AlreadyExists/);
+    const slotShaped = await plugin(['run', 'dry', '--job-name', 'dry-1796205605']);
+    assert.match(slotShaped.stderr, /has the form of a scheduled Job's name/);
+
+    for (const dryRun of ['client', 'server']) {
+      const out = await pluginOk(['suspend', 'dry', `--dry-run=${dryRun}`]);
+      assert.equal(out.trim(), `secondcronjob.secondcron.io/dry suspended (${dryRun === 'server' ? 'server ' : ''}dry run)`);
+      assert.equal((await getScj<{ spec: { suspend?: boolean } }>(ns.name, 'dry')).spec.suspend ?? false, false, `--dry-run=${dryRun} left spec.suspend alone`);
+    }
+    const asYaml = load(await pluginOk(['suspend', 'dry', '--dry-run=server', '-o', 'yaml'])) as { spec: { suspend: boolean } };
+    assert.equal(asYaml.spec.suspend, true, 'the object as it would be');
+    assert.equal((await pluginOk(['resume', 'dry', '--dry-run=server'])).trim(), 'secondcronjob.secondcron.io/dry resumed (no change)');
+  });
+
+  test('kubectl\'s global flags: --as/--as-group, --server/--token/--insecure-skip-tls-verify, --cluster/--user, --request-timeout', async () => {
+    await applyScj(ns.name, 'flags', { intervalSeconds: 86_400 });
+    // A Role for a group; impersonating a user in it (and another group: the header is repeated) may read.
+    await kubectlOk(['create', 'role', 'scj-reader', '-n', ns.name, '--verb=get,list', '--resource=secondcronjobs.secondcron.io,jobs.batch']);
+    await kubectlOk(['create', 'rolebinding', 'scj-reader', '-n', ns.name, '--role=scj-reader', '--group=scj-readers']);
+    const denied = await plugin(['history', 'flags', '--as', 'jane']);
+    assert.equal(denied.code, 1);
+    assert.match(denied.stderr, /Forbidden.*User "jane" cannot get resource "secondcronjobs"/);
+    await eventually('the RoleBinding takes effect', async () =>
+      ((await plugin(['history', 'flags', '--as', 'jane', '--as-group', 'other', '--as-group', 'scj-readers'])).code === 0 ? true : undefined), { timeoutMs: 10_000 });
+
+    // No kubeconfig at all: --server, a ServiceAccount's --token, no CA.
+    const admin = load(readFileSync(testKubeconfig(), 'utf8')) as { clusters: { cluster: { server: string } }[]; users: { user: { token: string } }[] };
+    const server = admin.clusters[0]?.cluster.server as string;
+    await kubectlOk(['create', 'serviceaccount', 'nobody', '-n', ns.name]);
+    const token = (await kubectlOk(['create', 'token', 'nobody', '-n', ns.name])).trim();
+    const direct = await plugin(['history', 'flags', '--server', server, '--token', token, '--insecure-skip-tls-verify'], { env: { KUBECONFIG: join(tmp, 'absent') } });
+    assert.match(direct.stderr, new RegExp(`User "system:serviceaccount:${ns.name}:nobody" cannot get resource "secondcronjobs"`));
+
+    // --cluster and --user over a context that names others.
+    const k = file('two.kubeconfig', {
+      apiVersion: 'v1',
+      kind: 'Config',
+      clusters: [{ name: 'closed', cluster: { server: 'https://127.0.0.1:1' } }, { name: 'real', cluster: { server, 'insecure-skip-tls-verify': true } }],
+      users: [{ name: 'anon', user: {} }, { name: 'admin', user: { token: admin.users[0]?.user.token } }],
+      contexts: [{ name: 'x', context: { cluster: 'closed', user: 'anon' } }],
+      'current-context': 'x',
+    });
+    assert.match((await plugin(['history', 'flags', '--kubeconfig', k])).stderr, /cannot reach the API server at https:\/\/127\.0\.0\.1:1/);
+    assert.match(await pluginOk(['history', 'flags', '--kubeconfig', k, '--cluster', 'real', '--user', 'admin']), /^No Jobs of secondcronjob.secondcron.io\/flags/);
+    const slow = await plugin(['history', 'flags', '--request-timeout', '1ms']);
+    assert.equal(slow.code, 1);
+    assert.match(slow.stderr, /timed out/);
+  });
+
+  test('validate --local needs no cluster', async () => {
+    const noCluster = { env: { KUBECONFIG: join(tmp, 'absent') }, namespace: false };
+    const example = join(ROOT, 'examples', readdirSync(join(ROOT, 'examples')).find((f) => f.endsWith('.yaml')) as string);
+    assert.match(await pluginOk(['validate', '--local', '-f', example], noCluster), /: valid \(local: /);
+    const bad = await plugin(['validate', '--local', '-f', file('local-bad.yaml', { apiVersion: 'secondcron.io/v1', kind: 'SecondCronJob', metadata: { name: 'b' }, spec: { schedule: '61 * * * * *' } })], noCluster);
+    assert.equal(bad.code, 1);
+    assert.match(bad.stdout, /Schedule: InvalidSchedule: .*61/);
   });
 
   test('from-cronjob: a real CronJob migrates, applies and fires on the same minutes', async () => {

@@ -36,9 +36,33 @@ helm.sh/chart: {{ include "secondcron.chart" . | quote }}
 app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
 app.kubernetes.io/managed-by: {{ .Release.Service }}
 app.kubernetes.io/component: operator
-{{- with .Values.commonLabels }}
+{{- with include "secondcron.commonLabels" . | fromYaml }}
 {{ toYaml . }}
 {{- end }}
+{{- end }}
+
+{{/* global.commonLabels (a parent chart's) under commonLabels; the chart's own win. */}}
+{{- define "secondcron.commonLabels" -}}
+{{- $labels := merge (deepCopy (.Values.commonLabels | default dict)) (((.Values.global).commonLabels) | default dict) }}
+{{- with $labels }}{{ toYaml . }}{{ end }}
+{{- end }}
+
+{{/* imagePullSecrets and global.imagePullSecrets (names or {name}), each name once. */}}
+{{- define "secondcron.imagePullSecrets" -}}
+{{- $names := list }}
+{{- range concat (.Values.imagePullSecrets | default list) (((.Values.global).imagePullSecrets) | default list) }}
+{{- $name := . }}
+{{- if kindIs "map" . }}{{ $name = .name }}{{ end }}
+{{- if not (has $name $names) }}{{ $names = append $names $name }}{{ end }}
+{{- end }}
+{{- range $names }}
+- name: {{ . | quote }}
+{{- end }}
+{{- end }}
+
+{{/* The pods' PriorityClass: priorityClassName, else global.priorityClassName. */}}
+{{- define "secondcron.priorityClassName" -}}
+{{- default ((.Values.global).priorityClassName) .Values.priorityClassName }}
 {{- end }}
 
 {{- define "secondcron.serviceAccountName" -}}

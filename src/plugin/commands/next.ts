@@ -1,14 +1,14 @@
-// `next NAME | -f FILE`: the next fire times, computed by the operator's own slot math (src/schedule).
+// `next [NAME…|-A] | -f FILE`: the next fire times, computed by the operator's own slot math (src/schedule).
 import type { SecondCronJob } from '../../controller/api.js';
 import { rfc3339 } from '../../controller/status.js';
 import { compileSecondCronJob } from '../../controller/verdict.js';
 import { formatDuration, formatInZone } from '../../schedule/format.js';
-import type { OutputFormat } from '../args.js';
+import type { Output, Scope } from '../args.js';
 import type { PluginContext } from '../context.js';
 import { PluginError } from '../errors.js';
 import { readResources } from '../manifests.js';
-import { serialize, table } from '../print.js';
-import { getSecondCronJob } from '../resources.js';
+import { emit, table } from '../print.js';
+import { secondCronJobsIn } from '../resources.js';
 
 export interface NextFires {
   name: string;
@@ -22,12 +22,11 @@ export interface NextFires {
   next: { time: string; utc: string }[];
 }
 
-export async function nextCommand(cmd: { resource?: string; files: string[]; count: number; output: OutputFormat }, ctx: PluginContext): Promise<void> {
+export async function nextCommand(cmd: { scope: Scope; files: string[]; count: number; output: Output }, ctx: PluginContext): Promise<void> {
   const nowMs = ctx.nowMs();
   let resources: SecondCronJob[];
-  if (cmd.resource !== undefined) {
-    const { rest, namespace } = await ctx.target();
-    resources = [await getSecondCronJob(rest, namespace, cmd.resource)];
+  if (cmd.files.length === 0) {
+    resources = await secondCronJobsIn(cmd.scope, ctx);
   } else {
     resources = readResources(cmd.files, ctx.readStdin).map(({ object }) => {
       if (object.metadata.creationTimestamp) return object;
@@ -40,27 +39,40 @@ export async function nextCommand(cmd: { resource?: string; files: string[]; cou
       resources = resources.map((r) => (r.metadata.namespace ? r : { ...r, metadata: { ...r.metadata, namespace } }));
     }
   }
-  const results = resources.map((scj) => fires(scj, nowMs, cmd.count));
-  for (const r of results) if (r.suspended) ctx.warn(`${r.name} is suspended: no Jobs start at these times until it is resumed`);
-  if (cmd.output !== 'table') {
-    ctx.out(serialize(results, cmd.output));
-    return;
+  // One schedule the operator rejects does not hide the others; it is reported and fails the command.
+  const results: NextFires[] = [];
+  const invalid: string[] = [];
+  for (const scj of resources) {
+    const r = fires(scj, nowMs, cmd.count);
+    if (typeof r === 'string') invalid.push(r);
+    else results.push(r);
   }
-  ctx.out(
-    results
+  if (resources.length === 1 && invalid.length === 1) throw new PluginError(invalid[0] as string);
+  for (const r of results) if (r.suspended) ctx.warn(`${r.name} is suspended: no Jobs start at these times until it is resumed`);
+  const allNamespaces = 'allNamespaces' in cmd.scope && cmd.scope.allNamespaces;
+  const label = (r: NextFires): string => (allNamespaces ? `${r.namespace ?? ''}/${r.name}` : r.name);
+  emit(ctx, cmd.output, results, () => results.map((r) => `secondcronjob.secondcron.io/${r.name}`), () => {
+    if (results.length === 0) return allNamespaces ? 'No SecondCronJobs found.' : 'No SecondCronJobs found in this namespace.';
+    if (cmd.output.format === 'wide') {
+      const rows = results.flatMap((r) => r.next.map((n, i) => [r.namespace ?? '', r.name, String(i + 1), n.time, r.timeZone, n.utc, `in ${formatDuration(Date.parse(n.utc) - nowMs)}`, String(r.suspended)]));
+      return table(['NAMESPACE', 'NAME', '#', 'TIME', 'TIME ZONE', 'UTC', 'FROM NOW', 'SUSPENDED'], rows);
+    }
+    return results
       .map((r) => {
         const rows = r.next.map((n, i) => [String(i + 1), n.time, n.utc, `in ${formatDuration(Date.parse(n.utc) - nowMs)}`]);
         const body = table(['#', `TIME (${r.timeZone})`, 'UTC', 'FROM NOW'], rows);
         const hashed = r.resolvedSchedule === r.schedule ? '' : `schedule ${JSON.stringify(r.schedule)} resolved to ${JSON.stringify(r.resolvedSchedule)} for ${r.namespace ?? ''}/${r.name}\n`;
-        return results.length > 1 ? `${r.name}:\n${hashed}${body}` : `${hashed}${body}`;
+        return results.length > 1 ? `${label(r)}:\n${hashed}${body}` : `${hashed}${body}`;
       })
-      .join('\n\n'),
-  );
+      .join('\n\n');
+  });
+  if (invalid.length > 0) throw new PluginError(invalid.join('\n'));
 }
 
-function fires(scj: SecondCronJob, nowMs: number, count: number): NextFires {
+/** The next slots, or why the operator would not run this schedule. */
+function fires(scj: SecondCronJob, nowMs: number, count: number): NextFires | string {
   const compiled = compileSecondCronJob(scj, nowMs);
-  if (!compiled.ok) throw new PluginError(`${scj.metadata.name}: ${compiled.reason}: ${compiled.message}`);
+  if (!compiled.ok) return `${scj.metadata.name}: ${compiled.reason}: ${compiled.message}`;
   const timeZone = scj.spec.timeZone || 'UTC';
   const next: NextFires['next'] = [];
   for (let t = nowMs; next.length < count; ) {

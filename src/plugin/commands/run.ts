@@ -1,25 +1,36 @@
-// `run NAME`: a Job now, from the template, like `kubectl create job --from=cronjob/NAME`. The operator
-// owns it like any of its Jobs (active list, concurrency policy, history limits).
-import { type Job, jobsPath } from '../../controller/api.js';
+// `run NAME [--job-name JOB]`: a Job now, from the template, like `kubectl create job --from=cronjob/NAME`.
+// The operator owns it like any of its Jobs (active list, concurrency policy, history limits).
+import { type Job, type JobManifest, jobsPath } from '../../controller/api.js';
 import { buildManualJob } from '../../controller/job-builder.js';
 import { isAlreadyExists } from '../../kube/api-error.js';
+import type { DryRun, Output } from '../args.js';
 import type { PluginContext } from '../context.js';
 import { PluginError } from '../errors.js';
-import { FIELD_MANAGER, asPluginError, getSecondCronJob } from '../resources.js';
+import { emit } from '../print.js';
+import { asPluginError, dryRunSuffix, getSecondCronJob, writeQuery } from '../resources.js';
 
-export async function runCommand(cmd: { resource: string }, ctx: PluginContext): Promise<void> {
+export async function runCommand(cmd: { resource: string; jobName?: string; dryRun: DryRun; output: Output }, ctx: PluginContext): Promise<void> {
   const { rest, namespace } = await ctx.target();
   const scj = await getSecondCronJob(rest, namespace, cmd.resource);
   if (scj.metadata.deletionTimestamp) throw new PluginError(`secondcronjob.secondcron.io/${cmd.resource} is being deleted`);
-  // A random name could already be taken (1 in 8 million per try): try again with another.
-  for (let attempt = 0; ; attempt++) {
+  const build = (): JobManifest => {
     const job = buildManualJob(scj, ctx.random);
+    return cmd.jobName === undefined ? job : { ...job, metadata: { ...job.metadata, name: cmd.jobName } };
+  };
+  const show = (job: Job | JobManifest): void =>
+    emit(ctx, cmd.output, job, () => [`job.batch/${job.metadata.name}`], () => `job.batch/${job.metadata.name} created${dryRunSuffix(cmd.dryRun)}`);
+  if (cmd.dryRun === 'client') {
+    show(build());
+    return;
+  }
+  // A random name could already be taken (1 in 8 million per try): try again with another. A name
+  // the user chose is theirs to change.
+  for (let attempt = 0; ; attempt++) {
     try {
-      const created = await rest.request<Job>({ verb: 'create', path: jobsPath(namespace), body: job, query: { fieldManager: FIELD_MANAGER } });
-      ctx.out(`job.batch/${created.metadata.name} created`);
+      show(await rest.request<Job>({ verb: 'create', path: jobsPath(namespace), body: build(), query: writeQuery(cmd.dryRun) }));
       return;
     } catch (err) {
-      if (!isAlreadyExists(err) || attempt >= 2) throw asPluginError(err, rest);
+      if (!isAlreadyExists(err) || cmd.jobName !== undefined || attempt >= 2) throw asPluginError(err, rest);
     }
   }
 }

@@ -1,6 +1,7 @@
 // `validate -f FILE…`: what the operator would say about each SecondCronJob (its own schedule checks
 // and Job-template dry run, src/controller/verdict.ts) plus a server-side dry run of the resource
 // itself (the CRD schema and CEL rules, strict field validation). Exit 1 if anything is wrong.
+// --local: no cluster, only the operator's own checks (schedule, time zone).
 import { randomUUID } from 'node:crypto';
 
 import { type SecondCronJob, collectionPath } from '../../controller/api.js';
@@ -18,22 +19,29 @@ interface Finding {
   message: string;
 }
 
-export async function validateCommand(cmd: { files: string[] }, ctx: PluginContext): Promise<void> {
+export async function validateCommand(cmd: { files: string[]; local: boolean }, ctx: PluginContext): Promise<void> {
   const resources = readResources(cmd.files, ctx.readStdin);
-  const { rest, namespace } = await ctx.target();
+  const { rest, namespace } = cmd.local ? { rest: undefined, namespace: undefined } : await ctx.target();
   let invalid = 0;
   for (const { origin, object } of resources) {
     const ns = object.metadata.namespace || namespace;
-    const { findings, describe } = await judge(rest, { ...object, metadata: { ...object.metadata, namespace: ns } }, ctx.nowMs());
-    const id = `secondcronjob.secondcron.io/${object.metadata.name} (namespace ${ns}, ${origin})`;
+    const scj = { ...object, metadata: { ...object.metadata, ...(ns ? { namespace: ns } : {}) } };
+    const { findings, describe } = rest ? await judge(rest, scj, ctx.nowMs()) : judgeLocally(scj, ctx.nowMs());
+    const id = `secondcronjob.secondcron.io/${object.metadata.name} (${ns ? `namespace ${ns}, ` : ''}${origin})`;
     if (findings.length === 0) {
-      ctx.out(`${id}: valid: ${describe}`);
+      ctx.out(`${id}: valid${rest ? '' : ' (local: schedule and time zone; the CRD schema and the Job template need a cluster)'}: ${describe}`);
       continue;
     }
     invalid++;
     ctx.out([`${id}: INVALID`, ...findings.map((f) => `  ${f.check}: ${f.message}`)].join('\n'));
   }
   if (invalid > 0) throw new PluginError(`${invalid} of ${resources.length} SecondCronJob(s) invalid`);
+}
+
+/** The operator's own verdict on the schedule, as it would judge the resource created now. */
+function judgeLocally(fromFile: SecondCronJob, nowMs: number): { findings: Finding[]; describe: string } {
+  const compiled = compileSecondCronJob(asCreatedNow(fromFile, nowMs), nowMs);
+  return compiled.ok ? { findings: [], describe: compiled.describe } : { findings: [{ check: 'Schedule', message: `${compiled.reason}: ${compiled.message}` }], describe: '' };
 }
 
 async function judge(rest: KubeRest, fromFile: SecondCronJob, nowMs: number): Promise<{ findings: Finding[]; describe: string }> {
@@ -48,10 +56,7 @@ async function judge(rest: KubeRest, fromFile: SecondCronJob, nowMs: number): Pr
     if (err.status === 404 && /could not find the requested resource/.test(err.serverMessage ?? '')) throw new PluginError(`the SecondCronJob CRD is not installed in this cluster (${describeApiError(err, rest.server)})`);
     findings.push({ check: 'Resource', message: err.serverMessage ?? err.message });
   }
-  const scj = admitted ?? {
-    ...fromFile,
-    metadata: { ...fromFile.metadata, uid: fromFile.metadata.uid || randomUUID(), creationTimestamp: fromFile.metadata.creationTimestamp || rfc3339(nowMs) },
-  };
+  const scj = admitted ?? asCreatedNow(fromFile, nowMs);
   let describe = '';
   const compiled = compileSecondCronJob(scj, nowMs);
   if (compiled.ok) describe = compiled.describe;
@@ -85,3 +90,8 @@ async function dryRunWrite(rest: KubeRest, scj: SecondCronJob): Promise<SecondCr
   return rest.request<SecondCronJob>({ verb: 'update', path: scjPath(namespace, scj.metadata.name), body, query });
 }
 
+
+/** What the server would add on create (a uid, a creation time), where the file has none. */
+function asCreatedNow(scj: SecondCronJob, nowMs: number): SecondCronJob {
+  return { ...scj, metadata: { ...scj.metadata, uid: scj.metadata.uid || randomUUID(), creationTimestamp: scj.metadata.creationTimestamp || rfc3339(nowMs) } };
+}

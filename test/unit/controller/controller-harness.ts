@@ -32,8 +32,9 @@ export class ControllerHarness {
   readonly controller: Controller;
   private uid = 0;
 
-  constructor() {
+  constructor(opts: { qps?: number; burst?: number } = {}) {
     this.rest
+      .on('patch', /^\/apis\/secondcron\.io\/v1\/namespaces\/ns\/secondcronjobs\/[^/]+(\/status)?$/, () => ({ metadata: {} }))
       .on('patch', SCJ_PATH, (req) => ({ metadata: { name: 'hb', body: req.body } }))
       .on('patch', `${SCJ_PATH}/status`, () => ({ metadata: { name: 'hb' } }))
       .on('list', JOBS_PATH, () => ({ metadata: { resourceVersion: '1' }, items: [] }))
@@ -42,7 +43,7 @@ export class ControllerHarness {
         const body = req.body as Job;
         return { metadata: { ...body.metadata, uid: `job-uid-${++this.uid}`, resourceVersion: String(this.uid), creationTimestamp: new Date(this.clock.wall.nowMs()).toISOString() } };
       });
-    const priority = new WritePriority(this.clock.timers);
+    const priority = new WritePriority(this.clock.timers, this.clock.mono);
     const sink: EventSink = { record: (_obj, _type, reason) => void this.events.push(reason) };
     const common = { wall: this.clock.wall, mono: this.clock.mono, timers: this.clock.timers, random: () => 0.5 };
     this.controller = new Controller({
@@ -53,7 +54,7 @@ export class ControllerHarness {
         ...common,
         rest: this.rest,
         maxConcurrent: 4,
-        bucket: new TokenBucket(100, 100, this.clock.mono),
+        bucket: new TokenBucket(opts.qps ?? 100, opts.burst ?? 100, this.clock.mono),
         metrics: this.metrics,
         fenceRemainingMs: () => this.leadership.fenceRemainingMs(),
         priority,
@@ -78,7 +79,7 @@ export class ControllerHarness {
   }
 
   async jobSeen(job: Job): Promise<void> {
-    this.controller.jobEvents.added(job);
+    this.controller.jobEvents().added(job);
     await flush();
   }
 

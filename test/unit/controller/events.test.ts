@@ -16,7 +16,7 @@ function setup(): { clock: FakeClock; rest: FakeRest; events: EventRecorder; dro
   const clock = new FakeClock({ wallStartMs: Date.parse('2026-12-03T10:00:00Z') });
   const rest = new FakeRest().on('create', '/api/v1/namespaces/ns/events', () => ({})).on('patch', /^\/api\/v1\/namespaces\/ns\/events\//, () => ({}));
   let dropped = 0;
-  const events = new EventRecorder({ rest, wall: clock.wall, timers: clock.timers, log: silentLogger, instance: 'me', priority: new WritePriority(clock.timers), onDropped: () => dropped++ });
+  const events = new EventRecorder({ rest, wall: clock.wall, timers: clock.timers, log: silentLogger, instance: 'me', priority: new WritePriority(clock.timers, clock.mono), onDropped: () => dropped++ });
   // Writes run on the event recorder's own queue: let its promises settle.
   const flush = async (): Promise<void> => {
     for (let i = 0; i < 10; i++) await new Promise((r) => setImmediate(r));
@@ -118,4 +118,22 @@ test('events: a failed update is tried again a period later, so the count still 
   const patches = rest.sent('patch');
   assert.equal(patches.length, 2);
   assert.equal(body(patches[1] as RequestOptions).count, 2);
+});
+
+test('events: a series dropped on a full queue is created at its next occurrence, not counted silently', async () => {
+  const { rest, events, dropped, flush } = setup();
+  const hung: (() => void)[] = [];
+  rest.on('create', '/api/v1/namespaces/ns/events', () => new Promise((resolve) => hung.push(() => resolve({}))));
+  // Fill the queue: distinct objects, so each is its own series.
+  for (let i = 0; i < 600; i++) events.record({ ...scj, metadata: { ...scj.metadata, uid: `uid-${i}` } }, 'Normal', 'SuccessfulCreate', `Created job ${i}`);
+  events.record(scj, 'Warning', 'FailedCreate', 'Error creating job');
+  assert.ok(dropped() > 0, 'the queue was full');
+  rest.on('create', '/api/v1/namespaces/ns/events', () => ({}));
+  for (const release of hung.splice(0)) release();
+  for (let i = 0; i < 100; i++) await flush(); // the queued creates drain
+  const before = rest.sent('create').length;
+  events.record(scj, 'Warning', 'FailedCreate', 'Error creating job');
+  await flush();
+  const created = rest.sent('create').slice(before).map((r) => body(r).reason);
+  assert.deepEqual(created, ['FailedCreate'], 'the dropped series is written when it happens again');
 });

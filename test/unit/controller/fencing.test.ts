@@ -3,28 +3,24 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { FINALIZER, type Job } from '../../../src/controller/api.js';
+import { FINALIZER } from '../../../src/controller/api.js';
 import { ControllerHarness, JOBS_PATH, SCJ_PATH } from './controller-harness.js';
 import { job, scj } from './fixtures.js';
 
 test('writes queued while leading are not sent once the fence has closed', async () => {
-  const h = new ControllerHarness();
+  // One token a second: two schedules due together leave a create waiting for a token, and
+  // housekeeping (here a history deletion) yields to it.
+  const h = new ControllerHarness({ qps: 1, burst: 1 });
   await h.apply(scj({ successfulJobsHistoryLimit: 0 }, { finalizers: [FINALIZER] }));
-  let answer: () => void = () => {};
-  h.rest.on('create', JOBS_PATH, (req) => {
-    if (req.query?.dryRun) return {};
-    const metadata = { ...(req.body as Job).metadata, uid: 'u' };
-    return new Promise((resolve) => (answer = () => resolve({ metadata })));
-  });
-  await h.advance(600); // a create is in flight: housekeeping waits for it (WritePriority)
+  await h.apply(scj({}, { name: 'other', uid: 'uid-other', finalizers: [FINALIZER] }));
+  await h.advance(600); // slot 1 of both: one create sent, the other waits for the next token
   const before = h.rest.requests.length;
   await h.jobSeen(job('hb-old', { slot: '2026-12-02T10:00:00Z', outcome: 'Complete' })); // a history deletion is due
-  await h.advance(100);
+  assert.deepEqual(h.rest.requests.slice(before).map((r) => r.verb), [], 'the deletion yields to the waiting create');
   h.leadership.fresh = false; // the renew deadline passed; the elector's own timer has not run yet
-  answer();
-  await h.advance(1_000);
-  const late = h.rest.requests.slice(before).filter((r) => r.verb !== 'create' || r.query?.dryRun);
-  assert.deepEqual(late.map((r) => `${r.verb} ${r.path}`), [], 'no delete, status patch or finalizer edit after the fence closed');
+  await h.advance(2_000);
+  const late = h.rest.requests.slice(before);
+  assert.deepEqual(late.map((r) => `${r.verb} ${r.path}`), [], 'no create, delete, status patch or finalizer edit after the fence closed');
 });
 
 test('a create is not sent with a timeout longer than what is left of the lease', async () => {

@@ -7,7 +7,9 @@ import { ANNOTATION_SCHEDULED_AT, type Job } from '../../../src/controller/api.j
 import { jobsToPrune } from '../../../src/controller/history.js';
 import { buildManualJob, jobName, manualJobName } from '../../../src/controller/job-builder.js';
 import { isOwnedBy } from '../../../src/controller/job-state.js';
-import { decideFire } from '../../../src/controller/policy.js';
+import { SlotLedger } from '../../../src/controller/slots/ledger.js';
+import { plan } from '../../../src/controller/slots/plan.js';
+import { compileSchedule } from '../../../src/schedule/index.js';
 import { desiredStatus } from '../../../src/controller/status.js';
 import { job, scj } from './fixtures.js';
 
@@ -70,9 +72,16 @@ test('status: a running manual Job is in the active list, in creation order; it 
 test('Forbid skips and Replace replaces a running manual Job; history limits prune finished ones', () => {
   const running = manualJob('hb-manual-bcdfg', '2026-12-02T10:00:10Z');
   const slot = Date.parse('2026-12-02T10:00:15Z');
-  assert.deepEqual(decideFire(scj({ concurrencyPolicy: 'Forbid' }).spec, [running], slot, slot), { kind: 'skip', reason: 'forbid' });
-  const replace = decideFire(scj({ concurrencyPolicy: 'Replace' }).spec, [running], slot, slot);
-  assert.equal(replace.kind === 'create' && replace.replace[0]?.metadata.name, 'hb-manual-bcdfg');
+  const planned = (policy: 'Forbid' | 'Replace') => {
+    const resource = scj({ concurrencyPolicy: policy });
+    const compiled = compileSchedule({ intervalSeconds: 1 }, Date.parse(resource.metadata.creationTimestamp), slot, 'ns/hb');
+    assert.ok(compiled.ok);
+    const ledger = new SlotLedger();
+    ledger.scheduleChanged(slot - 1);
+    return plan({ scj: resource, source: compiled.source, templateInvalid: false, jobs: [running], ledger, nowMs: slot });
+  };
+  assert.deepEqual(planned('Forbid').missed.map((m) => m.reason), ['forbid']);
+  assert.equal(planned('Replace').replace[0]?.metadata.name, 'hb-manual-bcdfg');
   const finished = [
     manualJob('hb-manual-old', '2026-12-02T10:00:01Z', 'Complete'),
     job('hb-1796205605', { slot: '2026-12-02T10:00:05Z', outcome: 'Complete' }),

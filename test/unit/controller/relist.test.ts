@@ -16,7 +16,7 @@ test('a Job created and then deleted while the watch was down does not block For
   const listed: Job[] = [];
   h.rest.on('list', JOBS_PATH, () => ({ metadata: { resourceVersion: '50' }, items: listed }));
   const jobs = new Reflector<Job>({ name: 'jobs', rest: h.rest, path: JOBS_PATH, log: createLogger({ level: 'error' }), mono: h.clock.mono, timers: h.clock.timers, random: () => 0 });
-  jobs.addEventHandler(h.controller.jobEvents);
+  jobs.addEventHandler(h.controller.jobEvents());
   jobs.start();
   await flush();
   await h.apply(scj({ concurrencyPolicy: 'Forbid' }, { finalizers: [FINALIZER] }));

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { desiredStatus, mergeCondition, statusEquals } from '../../../src/controller/status.js';
+import { CONDITION_MESSAGE_MAX, desiredStatus, mergeCondition, statusEquals } from '../../../src/controller/status.js';
 import { job, scj } from './fixtures.js';
 
 const now = Date.parse('2026-12-02T10:00:10Z');
@@ -53,6 +53,15 @@ test('statusEquals ignores key order (the API server sorts keys) but sees real c
   assert.equal(statusEquals({ ...a, lastSuccessfulTime: undefined }, a), true, 'an undefined member is an absent one');
   assert.equal(statusEquals({ ...a, activeCount: 1, active: [{ apiVersion: 'batch/v1', kind: 'Job', name: 'j', namespace: 'ns', uid: 'u' }] }, { ...a, activeCount: 1, active: [{ apiVersion: 'batch/v1', kind: 'Job', name: 'j', namespace: 'ns', uid: 'v' }] }), false, 'nested changes count');
   assert.equal(statusEquals({ ...a, active: [] }, a), true, 'an empty active list is no list (the API server drops it)');
+});
+
+test('a condition message longer than metav1.Condition allows is cut to fit (in characters), a shorter one kept', () => {
+  const long = 'é'.repeat(CONDITION_MESSAGE_MAX + 10);
+  const [cut] = mergeCondition([], { type: 'Ready', status: 'False', reason: 'InvalidJobTemplate', message: long }, 1, now);
+  assert.equal([...(cut?.message ?? '')].length, CONDITION_MESSAGE_MAX);
+  assert.ok(cut?.message.endsWith('é…'));
+  const exact = 'x'.repeat(CONDITION_MESSAGE_MAX);
+  assert.equal(mergeCondition([], { type: 'Ready', status: 'False', reason: 'InvalidJobTemplate', message: exact }, 1, now)[0]?.message, exact);
 });
 
 test('resolvedSchedule is the cron schedule as it runs, and absent when there is none (interval, invalid)', () => {

@@ -9,7 +9,7 @@ const settle = (): Promise<void> => new Promise((r) => setImmediate(r));
 
 test('write priority: no create pending -> other writes go at once', async () => {
   const clock = new FakeClock();
-  const priority = new WritePriority(clock.timers, 1000);
+  const priority = new WritePriority(clock.timers, clock.mono, 1000);
   let went = false;
   void priority.calm().then(() => (went = true));
   await settle();
@@ -19,7 +19,7 @@ test('write priority: no create pending -> other writes go at once', async () =>
 
 test('write priority: other writes wait until the last pending create ends', async () => {
   const clock = new FakeClock();
-  const priority = new WritePriority(clock.timers, 1000);
+  const priority = new WritePriority(clock.timers, clock.mono, 1000);
   priority.begin();
   priority.begin();
   const order: string[] = [];
@@ -40,7 +40,7 @@ test('write priority: other writes wait until the last pending create ends', asy
 
 test('write priority: under constant create load a write is delayed by at most maxDeferMs', async () => {
   const clock = new FakeClock();
-  const priority = new WritePriority(clock.timers, 1000);
+  const priority = new WritePriority(clock.timers, clock.mono, 1000);
   priority.begin();
   let went = false;
   void priority.calm().then(() => (went = true));
@@ -53,4 +53,20 @@ test('write priority: under constant create load a write is delayed by at most m
   priority.end(); // a late end() must not resolve anything twice or go negative
   priority.end();
   assert.equal(priority.pending, 0);
+});
+
+test('write priority: yieldMs tells a writer that must not wait how long the backlog may still hold it', () => {
+  const clock = new FakeClock();
+  const priority = new WritePriority(clock.timers, clock.mono, 1000);
+  assert.equal(priority.yieldMs(), 0);
+  priority.begin();
+  assert.equal(priority.yieldMs(), 1000);
+  clock.advance(400);
+  priority.begin(); // the backlog goes on: its start does not move
+  assert.equal(priority.yieldMs(), 600);
+  clock.advance(600);
+  assert.equal(priority.yieldMs(), 0, 'a backlog older than maxDeferMs holds nobody back');
+  priority.end();
+  priority.end();
+  assert.equal(priority.yieldMs(), 0);
 });

@@ -69,3 +69,18 @@ test('a name defined twice in one file is an error (as in kubectl); no file at a
   assert.throws(() => loadKubeconfig({ env: { KUBECONFIG: twice } }), /"clusters" defines "x" twice/);
   assert.throws(() => loadKubeconfig({ env: { KUBECONFIG: [join(dir, 'none1'), join(dir, 'none2')].join(':') } }), /none of these files exists/);
 });
+
+test('kubectl\'s --cluster, --user, --server, --token, --insecure-skip-tls-verify over what the context names', () => {
+  const env = { KUBECONFIG: [first, second].join(':') };
+  const kc = loadKubeconfig({ env, cluster: 'other', user: 'me', server: 'https://override:443', token: 'tok', insecureSkipTlsVerify: true });
+  assert.deepEqual([kc.contextName, kc.namespace, kc.cluster.name, kc.cluster.server], ['dev', 'team', 'other', 'https://override:443']);
+  assert.equal(kc.cluster.fields['insecure-skip-tls-verify'], true);
+  assert.deepEqual(kc.user.fields, { token: 'tok' }, 'the token replaces the token file');
+  const insecure = loadKubeconfig({ env, insecureSkipTlsVerify: true });
+  assert.equal(insecure.cluster.fields['certificate-authority'], undefined, 'no CA with --insecure-skip-tls-verify (TLS refuses both)');
+  assert.throws(() => loadKubeconfig({ env, cluster: 'nope' }), /--cluster "nope", which is not defined/);
+  assert.throws(() => loadKubeconfig({ env, user: 'nobody' }), /--user "nobody", which is not defined/);
+  // --server and --token need no kubeconfig at all, as with kubectl.
+  const bare = loadKubeconfig({ env: { KUBECONFIG: join(dir, 'none') }, server: 'https://bare:6443', token: 't' });
+  assert.deepEqual([bare.cluster.server, bare.user.fields, bare.namespace], ['https://bare:6443', { token: 't' }, 'default']);
+});

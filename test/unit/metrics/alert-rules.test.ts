@@ -102,6 +102,19 @@ describe('grafana/alerts.yaml', () => {
     assert.equal(missed?.for, '10m');
   });
 
+  test('every aggregation is by/on (job, namespace, …), so the chart\'s multiCluster keeps its label through all of them with one substitution', () => {
+    let clauses = 0;
+    for (const a of alerts) {
+      for (const m of a.expr.matchAll(/\b(by|on)\s*\(([^)]*)\)/g)) {
+        clauses++;
+        assert.match(`${m[1]} (${m[2]})`, /^(by|on) \(job, namespace(, [a-z]+)*\)$/, `${a.alert}: ${m[0]}`);
+      }
+      // Aggregations without by() would drop every label, the cluster's too.
+      assert.doesNotMatch(a.expr, /\b(sum|max|min|count|avg)\s*\(/, `${a.alert}: an aggregation without by`);
+    }
+    assert.ok(clauses >= alerts.length, `the scan sees the clauses (${clauses})`);
+  });
+
   test('per-schedule alerts keep the SecondCronJob identity (job, namespace, name) through every aggregation', () => {
     for (const a of alerts.filter((x) => (x.alert ?? '').startsWith('SecondCronSchedule'))) {
       const bys = [...a.expr.matchAll(/\b(?:by|on)\s*\(([^)]*)\)/g)].map((m) => (m[1] ?? '').split(',').map((l) => l.trim()).sort().join(','));

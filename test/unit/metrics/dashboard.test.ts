@@ -98,7 +98,8 @@ describe('grafana/dashboard.json', () => {
   test('every query filters on $job, and on $namespace (operator) or $schedule_namespace (per-schedule gauges)', () => {
     for (const q of dashboardQueries(dashboard).filter((q) => q.source !== 'variable')) {
       for (const s of scanPromQL(q.expr).selectors) {
-        assert.match(s.matchers, /(^|,)\s*job=~"\$job"/, `${q.where}: ${s.metric} filters on $job`);
+        // First, so that the chart's multiCluster puts the cluster matcher into every selector with one substitution.
+        assert.match(s.matchers, /^job=~"\$job"/, `${q.where}: ${s.metric} filters on $job first`);
         // The per-schedule gauges carry the SecondCronJob's namespace, not the operator's.
         const ns = s.metric.startsWith('secondcron_schedule_') ? 'schedule_namespace' : 'namespace';
         assert.match(s.matchers, new RegExp(`(^|,)\\s*namespace=~"\\$${ns}"`), `${q.where}: ${s.metric} filters on $${ns}`);

@@ -14,8 +14,10 @@ test('history: newest first, times in the schedule zone, latency from the slot, 
   manual.status = { active: 1, startTime: '2026-12-02T10:00:07Z' };
   const entries = historyOf(owner, [done, manual], Date.parse('2026-12-02T10:00:17Z'));
   assert.deepEqual(entries, [
-    { job: 'hb-manual-bcdfg', manual: true, created: '2026-12-02T11:00:07+01:00', outcome: 'Running', durationSeconds: 10 },
+    { namespace: owner.metadata.namespace, secondCronJob: 'hb', job: 'hb-manual-bcdfg', manual: true, created: '2026-12-02T11:00:07+01:00', outcome: 'Running', durationSeconds: 10 },
     {
+      namespace: owner.metadata.namespace,
+      secondCronJob: 'hb',
       job: 'hb-1796205605',
       manual: false,
       slot: '2026-12-02T11:00:05+01:00',

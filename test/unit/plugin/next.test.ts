@@ -14,7 +14,7 @@ const HB_IN_TEAM_B = 53;
 
 function context(stdin: string, target: () => Promise<Target>): PluginContext & { printed: string[] } {
   const printed: string[] = [];
-  return { printed, out: (t) => void printed.push(t), warn: () => undefined, nowMs: () => NOW, random: () => 0.5, readStdin: () => stdin, target };
+  return { printed, out: (t) => void printed.push(t), raw: (t) => void printed.push(t), warn: () => undefined, nowMs: () => NOW, random: () => 0.5, readStdin: () => stdin, target };
 }
 
 const manifest = (namespace: string | undefined) => {
@@ -25,7 +25,7 @@ const manifest = (namespace: string | undefined) => {
 
 test('next -f: H resolves for the file\'s namespace/name (printed above the times); the cluster is not asked', async () => {
   const ctx = context(manifest('ns'), () => Promise.reject(new Error('no cluster needed')));
-  await nextCommand({ files: ['-'], count: 2, output: 'table' }, ctx);
+  await nextCommand({ scope: { names: [] }, files: ['-'], count: 2, output: { format: 'default' } }, ctx);
   const lines = (ctx.printed[0] ?? '').split('\n');
   assert.equal(lines[0], 'schedule "H * * * * *" resolved to "49 * * * * *" for ns/hb');
   assert.match(lines[2] ?? '', /^1\s+2026-12-02T10:00:49Z\s+2026-12-02T10:00:49Z\s+in 49s$/);
@@ -38,7 +38,7 @@ test('next -f without a namespace: kubectl\'s namespace (-n or the context\'s) i
     asked++;
     return Promise.resolve({ namespace: 'team-b', rest: undefined as never });
   });
-  await nextCommand({ files: ['-'], count: 1, output: 'json' }, ctx);
+  await nextCommand({ scope: { names: [] }, files: ['-'], count: 1, output: { format: 'json' } }, ctx);
   assert.equal(asked, 1);
   const [printed] = JSON.parse(ctx.printed[0] ?? '') as { namespace: string; schedule: string; resolvedSchedule: string; next: { utc: string }[] }[];
   assert.deepEqual({ ns: printed?.namespace, schedule: printed?.schedule, resolved: printed?.resolvedSchedule }, { ns: 'team-b', schedule: 'H * * * * *', resolved: `${HB_IN_TEAM_B} * * * * *` });

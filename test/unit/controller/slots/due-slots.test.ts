@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { findMissedSlots } from '../../../src/controller/catch-up.js';
-import { compileSchedule } from '../../../src/schedule/index.js';
+import { dueSlots } from '../../../../src/controller/slots/due-slots.js';
+import { compileSchedule } from '../../../../src/schedule/index.js';
 
 const created = Date.parse('2026-12-02T10:00:00Z');
 
@@ -15,19 +15,19 @@ function source(spec: { schedule?: string; intervalSeconds?: number }) {
 test('after 10 s of downtime on a 1 s interval, only the latest slot runs; the other 9 are counted', () => {
   const lastKnown = created + 5000; // last slot the old leader created
   const now = created + 15_400;
-  assert.deepEqual(findMissedSlots(source({ intervalSeconds: 1 }), lastKnown, now), { latestMs: created + 15_000, olderCount: 9 });
+  assert.deepEqual(dueSlots(source({ intervalSeconds: 1 }), lastKnown, now), { latestMs: created + 15_000, firstMs: created + 6_000, olderCount: 9 });
 });
 
 test('nothing missed when no slot fell due since the last one', () => {
-  assert.equal(findMissedSlots(source({ intervalSeconds: 10 }), created + 10_000, created + 19_999), null);
+  assert.equal(dueSlots(source({ intervalSeconds: 10 }), created + 10_000, created + 19_999), null);
 });
 
 test('a brand-new resource has no missed slots before its creation', () => {
-  assert.equal(findMissedSlots(source({ schedule: '*/5 * * * * *' }), created, created + 400), null);
+  assert.equal(dueSlots(source({ schedule: '*/5 * * * * *' }), created, created + 400), null);
 });
 
 test('a day of downtime on an every-second cron still yields one slot and a count', () => {
-  const r = findMissedSlots(source({ schedule: '* * * * * *' }), created, created + 86_400_000 + 500);
+  const r = dueSlots(source({ schedule: '* * * * * *' }), created, created + 86_400_000 + 500);
   assert.equal(r?.latestMs, created + 86_400_000);
   assert.equal(r?.olderCount, 86_399);
 });
