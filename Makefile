@@ -75,8 +75,8 @@ test-integration: build build-test binaries release-tools prometheus ## integrat
 	SECONDCRON_BIN_DIR=$(BIN_DIR) SECONDCRON_RELEASE_TOOLS_DIR=$(RELEASE_TOOLS_DIR) $(NODE) build/test/cluster/run-integration.js $(TESTS)
 
 .PHONY: e2e
-e2e: build build-test binaries node-binaries prometheus ## end-to-end: `make image` + the Helm chart as pods on a real kubelet node (root; one file: TESTS=test/e2e/<f>.test.ts)
-	SECONDCRON_BIN_DIR=$(BIN_DIR) SECONDCRON_NODE_BIN_DIR=$(NODE_BIN_DIR) \
+e2e: build build-test binaries node-binaries release-tools prometheus ## end-to-end: `make release` to a local registry, `helm install oci://…` as pods on a real kubelet node that pulls the image (root; one file: TESTS=test/e2e/<f>.test.ts)
+	SECONDCRON_BIN_DIR=$(BIN_DIR) SECONDCRON_NODE_BIN_DIR=$(NODE_BIN_DIR) SECONDCRON_RELEASE_TOOLS_DIR=$(RELEASE_TOOLS_DIR) \
 	  $(NODE) build/test/cluster/run-integration.js --real-node $(or $(TESTS),test/e2e)
 
 .PHONY: test

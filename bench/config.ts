@@ -50,6 +50,6 @@ export function benchConfig(env: NodeJS.ProcessEnv): BenchConfig {
         scale: { schedules: 10_000, idleSeconds: 60, timeoutS: 300 },
         scheduler: { entries: 1_000, seconds: 30, alignedSeconds: 10 },
         failover: { schedules: 10_000, windowS: 60, settleTimeoutS: 300 },
-        herd: { schedules: 2_000, minutes: 2 },
+        herd: { schedules: 2_000, minutes: 1 },
       };
 }

@@ -141,7 +141,7 @@ export class Controller {
     const { key, previousKey } = this.jobs.put(job);
     if (previousKey) this.queue.add(previousKey); // relabelled: no longer that schedule's Job
     if (!key) return;
-    this.records.get(key)?.ledger.jobObserved(job);
+    if (this.records.get(key)?.ledger.jobObserved(job)) this.d.creator.cancel(key);
     if (old && jobOutcome(old) === jobOutcome(job) && !previousKey) return;
     this.queue.add(key);
   }
@@ -168,7 +168,8 @@ export class Controller {
       if (!create || create.sent) continue;
       this.d.creator.cancel(key);
       const scj = this.d.scjs.get(key);
-      rec.ledger.leadershipLost(scj ? { job: assumedJob(scj, create.slotMs), ackMonoMs: this.d.mono.nowMs() } : undefined);
+      const count = rec.ledger.leadershipLost(scj ? { job: assumedJob(scj, create.slotMs), ackMonoMs: this.d.mono.nowMs() } : undefined);
+      if (count && scj) this.missed(scj, { reason: 'late', count: 1, slotMs: create.slotMs });
     }
   }
 
@@ -251,9 +252,9 @@ export class Controller {
       // the slots that fell while suspended are neither run nor counted (I6).
       if (rec.scheduleSpec !== scheduleSpec || (rec.suspended && !suspended)) {
         const dropped = rec.ledger.scheduleChanged(this.d.wall.nowMs());
-        if (dropped.create !== undefined) this.d.creator.cancel(key);
-        for (const slotMs of [dropped.create, dropped.held]) {
-          if (slotMs !== undefined) this.missed(scj, { reason: 'late', count: 1, slotMs });
+        if (dropped !== undefined) {
+          this.d.creator.cancel(key);
+          this.missed(scj, { reason: 'late', count: 1, slotMs: dropped });
         }
         this.scheduler.delete(key);
       }
@@ -300,8 +301,7 @@ export class Controller {
       rec.ledger.decide(p);
       for (const m of p.missed) this.missed(scj, m);
       const late = p.missed.reduce((n, m) => n + (m.reason === 'late' ? m.count : 0), 0);
-      const runs = p.create ?? p.hold;
-      if (runs && late > 0) this.d.log.info('catching up missed slot', { key, slot: rfc3339(runs.slotMs), older: late });
+      if (p.create && late > 0) this.d.log.info('catching up missed slot', { key, slot: rfc3339(p.create.slotMs), older: late });
       if (!p.create) return p.prune;
       if (p.replace.length > 0) {
         await this.deleteJobs(scj, rec, p.replace, 'concurrencyPolicy Replace');
@@ -370,11 +370,21 @@ export class Controller {
           else this.createFailed(scj, slotMs, answer.reason, answer.error);
           break;
         case 'not_leader':
-          rec.ledger.createEnded('not_leader', slotMs);
+          if (rec.ledger.createEnded('not_leader', slotMs) && scj) this.missed(scj, { reason: 'late', count: 1, slotMs });
       }
-      this.queue.addFirst(key);
+      // A Job created with nothing waiting behind it needs no decision: its watch event brings the
+      // key back for status (one reconcile per Job fewer).
+      const created = answer.kind === 'created' || answer.kind === 'already_exists';
+      if (!created || this.slotDue(rec)) this.queue.addFirst(key);
     },
   };
+
+  /** A slot after the decided ones has fallen due (its fire may have come while a create was on the wire). */
+  private slotDue(rec: ScheduleRecord): boolean {
+    if (!rec.compiled.ok) return false;
+    const next = rec.compiled.source.next(rec.ledger.decidedThroughMs);
+    return next !== null && next <= this.d.wall.nowMs();
+  }
 
   private createFailed(scj: SecondCronJob, slotMs: number, reason: 'deadline' | 'error', error: Error | undefined): void {
     if (reason === 'error') {

@@ -137,7 +137,7 @@ function lineDiffers(family: number, a: PreparedRow, b: PreparedRow): boolean {
 }
 
 export class ScheduleGauges {
-  private blocks: Block[] = [];
+  private readonly blocks: Block[] = [];
   private readonly blockOf = new Map<string, Block>();
   private readonly headers = FAMILIES.map((f) => `# HELP ${f.name} ${f.help}\n# TYPE ${f.name} gauge\n`);
   private readonly deflatedHeaders = this.headers.map((h) => deflatePiece(Buffer.from(h)));

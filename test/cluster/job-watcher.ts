@@ -1,5 +1,6 @@
-// An independent observer of the Jobs secondcron creates: every ADDED Job with its slot (from the
-// scheduled-at annotation) and the moment its watch event arrived here. Used by HA tests, the demo
+// An independent observer of the Jobs secondcron creates: every Job with its slot (from the
+// scheduled-at annotation), the moment its first watch event arrived here, and the moments it was
+// first seen finished or being deleted. Used by HA tests, the demo
 // and the benchmark, so latency and duplicates are measured outside the operator's own metrics.
 import { KubeConfig, Watch } from '@kubernetes/client-node';
 
@@ -11,6 +12,10 @@ export interface SeenJob {
   owner: string;
   slotMs: number;
   arrivedMs: number;
+  /** When an event first showed its deletion accepted (deletionTimestamp set, or DELETED). */
+  deletingMs?: number;
+  /** When an event first showed it no longer active: finished (Complete/Failed), being deleted or gone. */
+  inactiveMs?: number;
 }
 
 interface WatchedJob {
@@ -21,7 +26,13 @@ interface WatchedJob {
     resourceVersion: string;
     labels?: Record<string, string>;
     annotations?: Record<string, string>;
+    deletionTimestamp?: string;
   };
+  status?: { conditions?: { type: string; status: string }[] };
+}
+
+function finished(job: WatchedJob): boolean {
+  return (job.status?.conditions ?? []).some((c) => c.status === 'True' && (c.type === 'Complete' || c.type === 'Failed'));
 }
 
 export interface JobWatcherOptions {
@@ -38,7 +49,7 @@ export interface JobWatcherOptions {
 
 export class JobWatcher {
   readonly seen: SeenJob[] = [];
-  private readonly uids = new Set<string>();
+  private readonly byUid = new Map<string, SeenJob>();
   private abort: AbortController | undefined;
   private stopped = false;
   private resourceVersion = '';
@@ -93,16 +104,22 @@ export class JobWatcher {
           return;
         }
         if (obj?.metadata?.resourceVersion) this.resourceVersion = obj.metadata.resourceVersion;
-        if (type !== 'ADDED' || this.uids.has(obj.metadata.uid)) return;
-        this.uids.add(obj.metadata.uid);
-        this.seen.push({
-          namespace: obj.metadata.namespace,
-          name: obj.metadata.name,
-          uid: obj.metadata.uid,
-          owner: obj.metadata.labels?.[ownerLabel] ?? '',
-          slotMs: Date.parse(obj.metadata.annotations?.[slotAnnotation] ?? ''),
-          arrivedMs,
-        });
+        if (type === 'BOOKMARK' || !obj?.metadata?.uid) return;
+        let job = this.byUid.get(obj.metadata.uid);
+        if (!job) {
+          job = {
+            namespace: obj.metadata.namespace,
+            name: obj.metadata.name,
+            uid: obj.metadata.uid,
+            owner: obj.metadata.labels?.[ownerLabel] ?? '',
+            slotMs: Date.parse(obj.metadata.annotations?.[slotAnnotation] ?? ''),
+            arrivedMs,
+          };
+          this.byUid.set(obj.metadata.uid, job);
+          this.seen.push(job);
+        }
+        if (job.deletingMs === undefined && (type === 'DELETED' || obj.metadata.deletionTimestamp)) job.deletingMs = arrivedMs;
+        if (job.inactiveMs === undefined && (job.deletingMs !== undefined || finished(obj))) job.inactiveMs = arrivedMs;
       },
       () => {
         if (this.stopped) return;

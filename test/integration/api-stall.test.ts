@@ -10,7 +10,9 @@ import { type Cluster, startCluster } from '../cluster/cluster.js';
 import { installCrd } from '../cluster/crd.js';
 import { eventually } from './helpers/eventually.js';
 import { type OperatorProcess, testOperator } from './helpers/operator.js';
-import { missedTotal, onTimeRecovery, slotsWithoutJob } from './helpers/slots.js';
+import { parseCounts } from './helpers/replica-counters.js';
+import { auditSlots } from './helpers/slot-audit.js';
+import { onTimeRecovery } from './helpers/slots.js';
 import { scjManifest, sleepUntil } from './helpers/scj.js';
 
 const SCHEDULES = 10;
@@ -60,7 +62,7 @@ test('after a 30 s API freeze, slots are on time again within seconds and each s
   await sleep(3_000);
   await sleepUntil(Math.floor(Date.now() / 1000) * 1000 + 1_500); // mid-second: every earlier slot is decided
   const fromMs = Math.floor(Date.now() / 1000) * 1000;
-  const missedBefore = await missedTotal(op);
+  const missedBefore = parseCounts(await op.metrics()).missed;
 
   cluster.pauseApiServer();
   await sleep(FREEZE_MS);
@@ -70,12 +72,12 @@ test('after a 30 s API freeze, slots are on time again within seconds and each s
 
   await sleepUntil(Math.floor(Date.now() / 1000) * 1000 + 1_500);
   const toMs = Math.floor(Date.now() / 1000) * 1000;
-  const missedAfter = await missedTotal(op);
+  const missedAfter = parseCounts(await op.metrics()).missed;
   const jobs = await jobsByOwner();
   const slots = new Map([...jobs].map(([owner, list]) => [owner, list.map((j) => ({ slotMs: Date.parse(j.metadata.annotations?.['secondcron.io/scheduled-at'] ?? ''), createdMs: Date.parse(j.metadata.creationTimestamp) }))]));
   const names = Array.from({ length: SCHEDULES }, (_, i) => `tick-${i}`);
   const recovery = onTimeRecovery(names.map((n) => slots.get(n) ?? []), thawedMs, toMs);
-  const noJob = slotsWithoutJob(names.map((n) => slots.get(n) ?? []), fromMs, toMs);
+  const noJob = auditSlots(names.map((n) => ({ name: n, jobSlots: (slots.get(n) ?? []).map((c) => c.slotMs) })), { fromMs, toMs }).withoutJob;
   const counted = missedAfter - missedBefore;
   const message = `slots on time again ${recovery === undefined ? `not within ${Math.round((toMs - thawedMs) / 1000)} s` : `${(recovery / 1000).toFixed(1)} s`} after SIGCONT; ${noJob} slots without a Job, ${counted} counted as missed`;
   t.diagnostic(message);

@@ -1,31 +1,38 @@
 // Operator stopped for 10 s and started again: the missed-slot rule (only the most recent missed
 // slot runs, and only within startingDeadlineSeconds), no duplicates, finalizers honoured late.
+// The first test audits every slot from the last Job before the stop to well after the restart
+// (helpers/slot-audit.ts): the counts of the stopped and the restarted process together must equal
+// the slots without a Job, and a restarted operator that creates no Job fails it.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 import { type TestNamespace, kubectl, kubectlOk, uniqueNamespace } from './helpers/cluster-env.js';
 import { eventually } from './helpers/eventually.js';
-import { type OperatorProcess, testOperator } from './helpers/operator.js';
+import { type OperatorProcess, startOperator } from './helpers/operator.js';
+import { ReplicaCounters, minus } from './helpers/replica-counters.js';
 import { applyScj, events, listJobs, sleepUntil } from './helpers/scj.js';
+import { auditSlots, describeAudit, nextMidSecond, slotProblems } from './helpers/slot-audit.js';
 import { installCrd } from '../cluster/crd.js';
 
 let ns: TestNamespace;
 let op: OperatorProcess;
+let counters: ReplicaCounters;
 
 before(async () => {
   await installCrd(kubectl);
   ns = await uniqueNamespace('restart');
-  op = testOperator({ namespaces: [ns.name], identity: 'op-restart', args: ['--leader-election-namespace', ns.name] });
-  await op.start();
-  await op.ready();
+  op = await startOperator({ namespaces: [ns.name], identity: 'op-restart', args: ['--leader-election-namespace', ns.name] });
+  counters = new ReplicaCounters(() => [op]).start();
 });
 
 after(async () => {
+  await counters?.stop();
   await op?.dispose();
   await ns?.cleanup();
 });
 
-test('stopped for 10 s: one catch-up Job per schedule (none past the deadline), no duplicates', async () => {
+test('stopped for 10 s: one catch-up Job per schedule (none past the deadline), no duplicates', async (t) => {
   const t0 = Math.ceil(Date.now() / 1000) * 1000;
   // A once-a-minute slot that falls due 6 s from now, inside the outage.
   const outageSlot = t0 + 6_000;
@@ -35,6 +42,7 @@ test('stopped for 10 s: one catch-up Job per schedule (none past the deadline), 
   await applyScj(ns.name, 'every-second', { intervalSeconds: 1, startingDeadlineSeconds: 30 });
   await eventually('the every-second schedule runs', async () => ((await listJobs(ns.name, 'every-second')).length >= 1 ? true : undefined), { timeoutMs: 10_000 });
 
+  const countsBefore = await counters.total();
   await op.stop(); // SIGTERM: stops scheduling, releases the Lease, exits
   const stoppedAt = Date.now();
   assert.ok(stoppedAt < outageSlot - 1_000, `the operator must be down before the outage slot (stopped ${outageSlot - stoppedAt} ms before it)`);
@@ -74,6 +82,22 @@ test('stopped for 10 s: one catch-up Job per schedule (none past the deadline), 
   const after = everySecond.filter((j) => j.slotMs > caughtUp).map((j) => j.slotMs);
   assert.ok(after.length >= 2, 'regular slots resume');
   assert.ok(after.every((s, i) => i === 0 || s - (after[i - 1] as number) === 1_000), 'one second apart, none lost');
+
+  // The whole window, from the last Job before the stop to 12 s after the restart.
+  await sleepUntil(upAt + 12_000);
+  await sleepUntil(nextMidSecond(Date.now()));
+  const toMs = Math.floor(Date.now() / 1000) * 1000;
+  const counted = minus(await counters.total(), countsBefore);
+  await sleep(2_500); // the Jobs of the window's last slots have been created
+  const slotsOf = async (name: string): Promise<{ name: string; jobSlots: number[] }> => ({ name, jobSlots: (await listJobs(ns.name, name)).map((j) => j.slotMs) });
+  const seconds = auditSlots([await slotsOf('every-second')], { fromMs: lastBefore, toMs });
+  const minutes = auditSlots([await slotsOf('minutely'), await slotsOf('minutely-deadline')], { fromMs: lastBefore, toMs, periodMs: 60_000, phaseMs: second * 1000 });
+  t.diagnostic(`every-second: ${describeAudit(seconds)}; minutely: ${minutes.withoutJob} of ${minutes.slots} slots without a Job; counted missed ${counted.missed}, already_exists ${counted.alreadyExists}`);
+  assert.deepEqual(minutes.withoutJobBySchedule, { minutely: 0, 'minutely-deadline': 1 });
+  // The outage (from the last Job before the stop to Ready again) plus 5 s for the election and the catch-up.
+  const maxGapMs = Math.ceil((upAt - lastBefore + 5_000) / 1_000) * 1_000;
+  assert.deepEqual(slotProblems(seconds, { maxGapMs, counted: counted.missed - minutes.withoutJob, alreadyExists: counted.alreadyExists }), [],
+    'every slot of the every-second schedule has a Job or is counted once (the minutely-deadline slot counted once too)');
 });
 
 test('a deletion that happened while the operator was down is finished when it returns', async () => {

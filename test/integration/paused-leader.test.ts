@@ -9,7 +9,8 @@ import { installCrd } from '../cluster/crd.js';
 import { eventually } from './helpers/eventually.js';
 import { type OperatorProcess, testOperator } from './helpers/operator.js';
 import { scjManifest, sleepUntil } from './helpers/scj.js';
-import { type CreatedSlot, missedTotal, slotsWithoutJob } from './helpers/slots.js';
+import { ReplicaCounters, minus } from './helpers/replica-counters.js';
+import { auditSlots, describeAudit, slotProblems } from './helpers/slot-audit.js';
 
 const SCHEDULES = 5;
 // A renew loop slower than the slots (as with the defaults, 2 s vs 1 s schedules): on waking, the
@@ -19,14 +20,15 @@ const PAUSE_MS = 14_000; // > lease duration + a retry period: the other replica
 let ns: TestNamespace;
 let ops: OperatorProcess[] = [];
 
-async function createdSlots(): Promise<CreatedSlot[][]> {
+async function createdSlots(): Promise<{ name: string; jobSlots: number[] }[]> {
   const out = await kubectlOk(['get', 'jobs', '-n', ns.name, '-o', 'json']);
-  const items = (JSON.parse(out) as { items: { metadata: { creationTimestamp: string; labels?: Record<string, string>; annotations?: Record<string, string> } }[] }).items;
-  return Array.from({ length: SCHEDULES }, (_, i) =>
-    items
+  const items = (JSON.parse(out) as { items: { metadata: { labels?: Record<string, string>; annotations?: Record<string, string> } }[] }).items;
+  return Array.from({ length: SCHEDULES }, (_, i) => ({
+    name: `tick-${i}`,
+    jobSlots: items
       .filter((j) => j.metadata.labels?.['secondcron.io/secondcronjob'] === `tick-${i}`)
-      .map((j) => ({ slotMs: Date.parse(j.metadata.annotations?.['secondcron.io/scheduled-at'] ?? ''), createdMs: Date.parse(j.metadata.creationTimestamp) })),
-  );
+      .map((j) => Date.parse(j.metadata.annotations?.['secondcron.io/scheduled-at'] ?? '')),
+  }));
 }
 
 before(async () => {
@@ -37,7 +39,7 @@ before(async () => {
   await Promise.all(ops.map((o) => o.ready()));
   const items = Array.from({ length: SCHEDULES }, (_, i) => scjManifest(ns.name, `tick-${i}`, { intervalSeconds: 1, successfulJobsHistoryLimit: 1000 }));
   await kubectlOk(['apply', '-f', '-'], { input: JSON.stringify({ apiVersion: 'v1', kind: 'List', items }) });
-  await eventually('every schedule creating Jobs', async () => ((await createdSlots()).every((s) => s.length >= 2) ? true : undefined), { timeoutMs: 30_000 });
+  await eventually('every schedule creating Jobs', async () => ((await createdSlots()).every((s) => s.jobSlots.length >= 2) ? true : undefined), { timeoutMs: 30_000 });
 });
 
 after(async () => {
@@ -49,7 +51,9 @@ test('a paused leader that resumes after losing the Lease counts nothing the new
   await sleep(2_000);
   await sleepUntil(Math.floor(Date.now() / 1000) * 1000 + 1_500); // mid-second: every earlier slot is decided
   const fromMs = Math.floor(Date.now() / 1000) * 1000;
-  const before = await Promise.all(ops.map(missedTotal));
+  // Neither replica dies: each one's own counter holds everything it counted.
+  const counters = new ReplicaCounters(() => ops);
+  const before = await counters.total();
   const paused: string[] = [];
   for (let round = 0; round < 2; round++) {
     const leader = await eventually('a leader', async () => {
@@ -65,11 +69,16 @@ test('a paused leader that resumes after losing the Lease counts nothing the new
   }
   await sleepUntil(Math.floor(Date.now() / 1000) * 1000 + 1_500);
   const toMs = Math.floor(Date.now() / 1000) * 1000;
-  const afterCounts = await Promise.all(ops.map(missedTotal));
-  const counted = afterCounts.reduce((a, b) => a + b, 0) - before.reduce((a, b) => a + b, 0);
-  const noJob = slotsWithoutJob(await createdSlots(), fromMs, toMs);
-  const message = `${noJob} slots without a Job; counted as missed: ${counted} (per replica ${afterCounts.map((a, i) => a - (before[i] ?? 0)).join(', ')}; paused in turn: ${paused.join(', ')})`;
+  const counted = minus(await counters.total(), before);
+  await sleep(2_500); // the Jobs of the window's last slots have been created
+  const audit = auditSlots(await createdSlots(), { fromMs, toMs });
+  const message = `${describeAudit(audit)}; counted as missed: ${counted.missed}, already_exists ${counted.alreadyExists} (paused in turn: ${paused.join(', ')})`;
   t.diagnostic(message);
-  assert.ok(noJob > 0, 'the takeovers left slots without a Job (else this test proves nothing)');
-  assert.equal(counted, noJob, message);
+  assert.ok(audit.withoutJob > 0, 'the takeovers left slots without a Job (else this test proves nothing)');
+  // Takeover: the follower saw the last renew up to one jittered retry period (4 s × 1.2) after it
+  // happened, takes the Lease at its first retry after that sighting + the lease (6 s), so up to
+  // 6 + 2 × 4.8 s after the pause; the next slot within 1 s; 2.4 s of margin. Measured 12 s on the
+  // old code, 15 s and 17 s on issue 20's. The 20 s from the last pause to the window's end is
+  // longer, so a new leader that never creates a Job still fails.
+  assert.deepEqual(slotProblems(audit, { maxGapMs: 19_000, counted: counted.missed, alreadyExists: counted.alreadyExists }), [], message);
 });

@@ -2,6 +2,7 @@
 // transitions below. No I/O and no clock: the reconcile reads it into a plan (plan.ts), the executor
 // and the create answers move it on. Every field is per schedule; dropped with the schedule's record.
 import type { Job } from '../api.js';
+import { jobSlotMs } from '../job-state.js';
 import type { Plan } from './plan.js';
 
 /** The one create of this schedule that is queued, in flight or waiting to retry (at most one). */
@@ -29,8 +30,6 @@ export class SlotLedger {
   /** Every slot at or before this instant is decided: it got a Job, was counted as missed, or fell while suspended. */
   decidedThroughMs = Number.NEGATIVE_INFINITY;
   create: OutstandingCreate | undefined;
-  /** Allow only: a newer slot decided while `create` is on the wire, created once it is answered. */
-  held: { readonly slotMs: number; readonly deadlineMs: number } | undefined;
   /** Latest slot with a Job this leader created or found, before the Job cache shows it (for status). */
   lastScheduledMs: number | undefined;
   /**
@@ -39,28 +38,24 @@ export class SlotLedger {
    * shows them, or when a relist requested after the acknowledgement does not.
    */
   readonly expected = new Map<string, { job: Job; ackMonoMs: number }>();
+  /** When the schedule last changed or resumed: slots at or before it are never decided again. */
+  private scheduleChangedMs = Number.NEGATIVE_INFINITY;
   /** Names of Jobs whose delete the API server accepted, until the watch shows them gone. */
   readonly deleting = new Set<string>();
 
   /**
-   * A plan's decisions: the superseded create and held slot dropped, the slots through decidedThroughMs
-   * decided, a slot held, and the create queued, unless the running Jobs must be deleted first (then it
-   * is planned again once their deletes were accepted).
+   * A plan's decisions: the superseded create dropped, the slots through decidedThroughMs decided, and
+   * the create queued, unless the running Jobs must be deleted first (then it is planned again once
+   * their deletes were accepted).
    */
-  decide(plan: Pick<Plan, 'supersede' | 'dropHeld' | 'hold' | 'decidedThroughMs' | 'create' | 'replace'>): void {
+  decide(plan: Pick<Plan, 'supersede' | 'decidedThroughMs' | 'create' | 'replace'>): void {
     if (plan.supersede) {
       if (this.create && (this.create.sent || !this.create.nothingStored)) throw new Error('only a create with nothing stored can be superseded');
       this.create = undefined;
     }
-    if (plan.dropHeld) this.held = undefined;
     this.decideThrough(plan.decidedThroughMs);
-    if (plan.hold) {
-      this.held = plan.hold;
-      this.decideThrough(plan.hold.slotMs);
-    }
     if (!plan.create || plan.replace.length > 0) return;
     if (this.create) throw new Error(`a create for slot ${this.create.slotMs} is still outstanding`);
-    this.held = undefined;
     this.decideThrough(plan.create.slotMs);
     this.create = { slotMs: plan.create.slotMs, sent: false, nothingStored: true };
   }
@@ -79,46 +74,48 @@ export class SlotLedger {
     this.create.nothingStored &&= nothingStored;
   }
 
-  createEnded(end: CreateEnd, slotMs: number): void {
-    if (this.create?.slotMs !== slotMs) return;
+  /**
+   * True when the caller must count the slot as missed now: a create fenced off (`not_leader`) for a
+   * slot of a schedule that has changed since, which nobody can decide again.
+   */
+  createEnded(end: CreateEnd, slotMs: number): boolean {
+    if (this.create?.slotMs !== slotMs) return false;
     this.create = undefined;
     if (end === 'created' || end === 'already_exists') {
       this.lastScheduledMs = Math.max(slotMs, this.lastScheduledMs ?? Number.NEGATIVE_INFINITY);
     } else if (end === 'not_leader') {
-      // Not sent, or not retried: whoever leads next decides this slot (and the one held behind it).
-      this.held = undefined;
+      if (slotMs <= this.scheduleChangedMs) return true;
+      // Not sent, or not retried: whoever leads next decides this slot. Nothing after it was decided
+      // while it was outstanding.
       this.decidedThroughMs = Math.min(this.decidedThroughMs, slotMs - 1);
     }
+    return false;
   }
 
   /**
-   * Leadership is gone: a create not on the wire, and a held slot, are dropped and their slots undecided
-   * again. A create whose last answer left the outcome unknown may have stored its Job (`maybe`, the Job
-   * it would be): it counts as created until the Job cache shows it or a later relist proves it absent,
-   * so that Forbid does not start a second Job beside it when leadership returns before the watch caught up.
+   * Leadership is gone: a create not on the wire is dropped and its slot undecided again. One whose
+   * last answer left the outcome unknown may have stored its Job (`maybe`, the Job it would be): it
+   * counts as created until the Job cache shows it or a later relist proves it absent, so that Forbid
+   * does not start a second Job beside it when leadership returns before the watch caught up.
    */
-  leadershipLost(maybe: { job: Job; ackMonoMs: number } | undefined): void {
-    if (this.held) {
-      this.decidedThroughMs = Math.min(this.decidedThroughMs, this.held.slotMs - 1);
-      this.held = undefined;
-    }
-    if (!this.create || this.create.sent) return;
+  leadershipLost(maybe: { job: Job; ackMonoMs: number } | undefined): boolean {
+    if (!this.create || this.create.sent) return false;
     if (!this.create.nothingStored && maybe) this.expected.set(maybe.job.metadata.name, maybe);
-    this.createEnded('not_leader', this.create.slotMs);
+    return this.createEnded('not_leader', this.create.slotMs);
   }
 
   /**
    * The schedule changed (schedule, interval, time zone) or resumed, as seen at nowMs: slots of the
    * new schedule start after this moment, and slots that fell while suspended are neither run nor
-   * counted. Slots of the old schedule that were decided but will not run now are returned for the
-   * caller to count: the held one, and the create not yet sent (the caller cancels it). A create on the
-   * wire, or retrying after an unknown outcome, goes on: it may have landed already.
+   * counted. A slot of the old schedule whose create was not sent yet will not run now: it is
+   * returned for the caller to cancel and count. A create on the wire, or retrying after an unknown
+   * outcome, goes on: it may have landed already.
    */
-  scheduleChanged(nowMs: number): { held: number | undefined; create: number | undefined } {
-    const dropped = { held: this.held?.slotMs, create: this.create && !this.create.sent && this.create.nothingStored ? this.create.slotMs : undefined };
-    this.held = undefined;
-    if (dropped.create !== undefined) this.create = undefined;
+  scheduleChanged(nowMs: number): number | undefined {
+    const dropped = this.create && !this.create.sent && this.create.nothingStored ? this.create.slotMs : undefined;
+    if (dropped !== undefined) this.create = undefined;
     this.decideThrough(nowMs);
+    this.scheduleChangedMs = Math.max(this.scheduleChangedMs, nowMs);
     return dropped;
   }
 
@@ -126,8 +123,17 @@ export class SlotLedger {
     if (throughMs > this.decidedThroughMs) this.decidedThroughMs = throughMs;
   }
 
-  jobObserved(job: Job): void {
+  /**
+   * The Job cache shows a Job. True when it is the Job of the create waiting to retry after an unknown
+   * outcome (it was stored after all): that create ends as already existing, and the caller cancels
+   * its retry — a retry after the Job finished and was pruned would run the slot a second time.
+   */
+  jobObserved(job: Job): boolean {
     this.expected.delete(job.metadata.name);
+    const c = this.create;
+    if (!c || c.sent || jobSlotMs(job) !== c.slotMs) return false;
+    this.createEnded('already_exists', c.slotMs);
+    return true;
   }
 
   jobGone(job: Job): void {

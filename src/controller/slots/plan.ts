@@ -7,11 +7,10 @@
 //   was decided (lastScheduleTime, nextScheduleTime − 1), the slots of the Jobs we own, and what this
 //   replica decided itself. Of the due ones only the latest may run; the older ones are counted late.
 // - One create per schedule at a time. While one is on the wire, or retrying after an unknown outcome
-//   (the Job may exist), its answer comes first, as in upstream's synchronous sync: under Forbid and
-//   Replace nothing newer is decided; under Allow the latest due slot is decided and held, and goes as
-//   soon as the answer is in (a create slower than the period costs no slot; a stall still ends with
-//   one Job for the slots inside it, as a newer held slot supersedes an older one). A create with proof
-//   that nothing was stored (never sent, 429/503) is superseded by a newer slot.
+//   (the Job may exist), nothing newer is decided: its answer comes first, as in upstream's synchronous
+//   sync, and the reconcile that the answer queues runs the latest due slot at once (a create slower
+//   than the period but faster than two costs no slot; a stall ends with one Job for the slots inside
+//   it). A create with proof that nothing was stored (never sent, 429/503) is superseded by a newer slot.
 // - Forbid: a Job active or being created means no Job for the slot. Replace: the active Jobs are
 //   deleted first (the deletes accepted), then the create. Suspended: slots are decided, not counted.
 import type { MissedReason } from '../../metrics/metrics.js';
@@ -30,7 +29,7 @@ export interface PlanInput {
   readonly templateInvalid: boolean;
   /** The Jobs this SecondCronJob controls: the cache, plus the ones created that it has not shown yet. */
   readonly jobs: readonly Job[];
-  readonly ledger: Readonly<Pick<SlotLedger, 'decidedThroughMs' | 'create' | 'held' | 'deleting'>>;
+  readonly ledger: Readonly<Pick<SlotLedger, 'decidedThroughMs' | 'create' | 'deleting'>>;
   readonly nowMs: number;
 }
 
@@ -46,10 +45,6 @@ export interface Plan {
   readonly decidedThroughMs: number;
   /** Cancel the outstanding create: a newer slot runs instead (it is counted in `missed`). */
   readonly supersede: boolean;
-  /** The held slot leaves the ledger: superseded by a newer one (counted in `missed`), or it runs or is missed now. */
-  readonly dropHeld: boolean;
-  /** Allow only: decided, to be created as soon as the create on the wire is answered. */
-  readonly hold: { readonly slotMs: number; readonly deadlineMs: number } | undefined;
   readonly missed: readonly Missed[];
   /** The latest due slot gets a Job, once every Job in `replace` is deleted (the deletes accepted). */
   readonly create: { readonly slotMs: number; readonly deadlineMs: number } | undefined;
@@ -68,8 +63,6 @@ export function plan(inp: PlanInput): Plan {
   let out: Plan = {
     decidedThroughMs: ledger.decidedThroughMs,
     supersede: false,
-    dropHeld: false,
-    hold: undefined,
     missed: [],
     create: undefined,
     replace: [],
@@ -79,29 +72,25 @@ export function plan(inp: PlanInput): Plan {
   if (spec.suspend) return { ...out, decidedThroughMs: Math.max(ledger.decidedThroughMs, nowMs) };
 
   const due = dueSlots(inp.source, lastDecidedMs(scj, inp.jobs, ledger.decidedThroughMs), nowMs);
-  const { create: outstanding, held } = ledger;
-  const policy = spec.concurrencyPolicy ?? 'Allow';
+  if (!due) return out;
+  const outstanding = ledger.create;
   const missed: Missed[] = [];
-  if (due && due.olderCount > 0) missed.push({ reason: 'late', count: due.olderCount, slotMs: due.firstMs });
-  // The slot that may run: the latest due one, else the one held back for the outstanding create.
-  const slotMs = due?.latestMs ?? held?.slotMs;
-  if (slotMs === undefined) return out;
-  const dropHeld = held !== undefined && held.slotMs !== slotMs;
-  if (dropHeld) missed.push({ reason: 'late', count: 1, slotMs: held.slotMs });
-  const waiting = outstanding !== undefined && (outstanding.sent || !outstanding.nothingStored);
-  if (waiting && policy !== 'Allow') return out; // its answer first
-  if (outstanding && !waiting) missed.unshift({ reason: 'late', count: 1, slotMs: outstanding.slotMs });
-  out = { ...out, supersede: outstanding !== undefined && !waiting, dropHeld, missed, decidedThroughMs: slotMs - 1 };
+  if (outstanding) {
+    if (outstanding.sent || !outstanding.nothingStored) return out; // its answer first
+    missed.push({ reason: 'late', count: 1, slotMs: outstanding.slotMs });
+  }
+  if (due.olderCount > 0) missed.push({ reason: 'late', count: due.olderCount, slotMs: due.firstMs });
+  out = { ...out, supersede: outstanding !== undefined, missed, decidedThroughMs: due.latestMs - 1 };
 
-  const miss = (reason: MissedReason): Plan => ({ ...out, missed: [...missed, { reason, count: 1, slotMs }], decidedThroughMs: slotMs, dropHeld: held !== undefined });
+  const slotMs = due.latestMs;
+  const miss = (reason: MissedReason): Plan => ({ ...out, missed: [...missed, { reason, count: 1, slotMs }], decidedThroughMs: slotMs });
   if (inp.templateInvalid) return miss('error'); // Ready=False InvalidJobTemplate says why
   if (spec.startingDeadlineSeconds !== undefined && nowMs - slotMs > spec.startingDeadlineSeconds * 1000) return miss('deadline');
-  const deadlineMs = slotMs + (spec.startingDeadlineSeconds ?? DEFAULT_CREATE_DEADLINE_S) * 1000;
-  // Allow, with a create on the wire: the slot is decided and waits for its answer, then goes at once.
-  if (waiting) return held?.slotMs === slotMs ? { ...out, decidedThroughMs: ledger.decidedThroughMs } : { ...out, hold: { slotMs, deadlineMs } };
   const active = live.filter(isActive);
+  const policy = spec.concurrencyPolicy ?? 'Allow';
   if (active.length > 0 && policy === 'Forbid') return miss('forbid');
-  return { ...out, dropHeld: held !== undefined, create: { slotMs, deadlineMs }, replace: policy === 'Replace' ? active : [] };
+  const deadlineMs = slotMs + (spec.startingDeadlineSeconds ?? DEFAULT_CREATE_DEADLINE_S) * 1000;
+  return { ...out, create: { slotMs, deadlineMs }, replace: policy === 'Replace' ? active : [] };
 }
 
 /**
@@ -109,7 +98,7 @@ export function plan(inp: PlanInput): Plan {
  * by any leader before it, as its status and Jobs show. nextScheduleTime is written as the first slot a
  * leader had not decided; it speaks for the schedule of the generation the status was written for.
  */
-export function lastDecidedMs(scj: SecondCronJob, jobs: readonly Job[], ledgerDecidedMs: number): number {
+function lastDecidedMs(scj: SecondCronJob, jobs: readonly Job[], ledgerDecidedMs: number): number {
   let known = Math.max(Date.parse(scj.metadata.creationTimestamp), ledgerDecidedMs);
   const lastSchedule = Date.parse(scj.status?.lastScheduleTime ?? '');
   if (lastSchedule > known) known = lastSchedule;
@@ -124,11 +113,10 @@ export function lastDecidedMs(scj: SecondCronJob, jobs: readonly Job[], ledgerDe
 
 /**
  * What status.nextScheduleTime says: the first slot whose outcome is not final. A slot whose create is
- * still outstanding (or held) is not final (leadership may be lost before it is sent), so a leader reading the
+ * still outstanding is not final (leadership may be lost before it is sent), so a leader reading the
  * status back never takes it for decided.
  */
-export function firstOpenSlotMs(source: SlotSource, scj: SecondCronJob, jobs: readonly Job[], ledger: Pick<SlotLedger, 'decidedThroughMs' | 'create' | 'held'>): number | null {
-  const open = ledger.create?.slotMs ?? ledger.held?.slotMs;
-  const decided = open !== undefined ? Math.min(ledger.decidedThroughMs, open - 1) : ledger.decidedThroughMs;
+export function firstOpenSlotMs(source: SlotSource, scj: SecondCronJob, jobs: readonly Job[], ledger: Pick<SlotLedger, 'decidedThroughMs' | 'create'>): number | null {
+  const decided = ledger.create ? Math.min(ledger.decidedThroughMs, ledger.create.slotMs - 1) : ledger.decidedThroughMs;
   return source.next(lastDecidedMs(scj, jobs, decided));
 }

@@ -13,6 +13,8 @@ export interface NodePaths {
   containerdRoot: string;
   containerdState: string;
   containerdSocket: string;
+  /** containerd's registry host configuration (<host:port>/hosts.toml, read at each pull). */
+  registryHostsDir: string;
   runcRoot: string;
   runc: string;
   cniBinDir: string;
@@ -49,6 +51,8 @@ state = ${s(p.containerdState)}
   snapshotter = "overlayfs"
   [plugins.'io.containerd.cri.v1.images'.pinned_images]
     sandbox = ${s(PAUSE_IMAGE)}
+  [plugins.'io.containerd.cri.v1.images'.registry]
+    config_path = ${s(p.registryHostsDir)}
 
 [plugins.'io.containerd.cri.v1.runtime']
   # Network namespaces under the state dir, not /var/run/netns.

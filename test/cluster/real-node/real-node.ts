@@ -23,6 +23,8 @@ export interface RealNodeInfo {
   nodeName: string;
   nodeIp: string;
   containerdSocket: string;
+  /** Where a test puts <host:port>/hosts.toml for a registry the node pulls from (containerd's config_path). */
+  registryHostsDir: string;
   ctr: string;
   namespace: string;
 }
@@ -50,6 +52,7 @@ export function nodePaths(dir: string, bins: NodeBinaries, kubeletClientCa: stri
     containerdRoot: join(dir, 'containerd', 'root'),
     containerdState: join(dir, 'containerd', 'state'),
     containerdSocket: join(dir, 'containerd', 'containerd.sock'),
+    registryHostsDir: join(dir, 'containerd', 'certs.d'),
     runcRoot: join(dir, 'containerd', 'runc'),
     runc: bins.bin.runc,
     cniBinDir: bins.cniDir,
@@ -78,6 +81,7 @@ export class RealNode {
       nodeName: NODE_NAME,
       nodeIp: NODE_IP,
       containerdSocket: this.paths.containerdSocket,
+      registryHostsDir: this.paths.registryHostsDir,
       ctr: opts.bins.bin.ctr,
       namespace: CRI_NAMESPACE,
     };
@@ -148,7 +152,7 @@ export class RealNode {
 
   private writeFiles(): void {
     const p = this.paths;
-    for (const d of ['logs', 'containerd', 'kubelet', 'kube-proxy', 'pod-logs', 'cni/net.d', 'cni/ipam']) {
+    for (const d of ['logs', 'containerd', 'containerd/certs.d', 'kubelet', 'kube-proxy', 'pod-logs', 'cni/net.d', 'cni/ipam']) {
       mkdirSync(join(this.opts.dir, d), { recursive: true, mode: 0o700 });
     }
     writeFileSync(join(this.opts.dir, 'containerd', 'config.toml'), containerdConfig(p));

@@ -1,30 +1,9 @@
-// Slot bookkeeping for the failure tests: which 1 s slots got a Job, on time or not, and what the
-// operators counted as missed.
-import type { OperatorProcess } from '../../cluster/operator-process.js';
-
+// On-time recovery after an API stall: which 1 s slots got their Job within their own second.
+// (Slots without a Job and the operators' count of them: slot-audit.ts.)
 export interface CreatedSlot {
   slotMs: number;
   /** The Job's creationTimestamp (whole seconds, as the API server stores it). */
   createdMs: number;
-}
-
-/** Sum of secondcron_triggers_missed_total over every reason. */
-export async function missedTotal(op: OperatorProcess): Promise<number> {
-  const text = await op.metrics();
-  return text
-    .split('\n')
-    .filter((l) => l.startsWith('secondcron_triggers_missed_total{'))
-    .reduce((sum, l) => sum + Number(l.slice(l.lastIndexOf(' ') + 1)), 0);
-}
-
-/** Slots s (1 s apart) with fromMs < s <= toMs that have no Job, over every schedule. */
-export function slotsWithoutJob(schedules: CreatedSlot[][], fromMs: number, toMs: number): number {
-  let missing = 0;
-  for (const created of schedules) {
-    const have = new Set(created.map((c) => c.slotMs));
-    for (let s = fromMs + 1000; s <= toMs; s += 1000) if (!have.has(s)) missing++;
-  }
-  return missing;
 }
 
 /**

@@ -202,7 +202,7 @@ test('deleting a SecondCronJob cancels its creates waiting to retry', async () =
   assert.equal(h.creates().length, sent, 'no create after the SecondCronJob was deleted');
 });
 
-test('Allow: with creates slower than the period the next slot is held and sent as soon as the answer is in', async () => {
+test('Allow: with creates slower than the period the next due slot is sent as soon as the answer is in', async () => {
   const h = new ControllerHarness();
   slowCreates(h, 1_400);
   await h.apply(withFinalizer());
@@ -212,7 +212,7 @@ test('Allow: with creates slower than the period the next slot is held and sent 
   const slots = h.creates().map((n) => slotOf(n) - sec(0));
   assert.equal(new Set(slots).size, slots.length, `each slot once: ${slots.join(' ')}`);
   for (let i = 1; i < slots.length; i++) assert.ok((slots[i] as number) > (slots[i - 1] as number), `in slot order: ${slots.join(' ')}`);
-  // One on the wire at a time, the next held behind it: slot 2 goes the moment slot 1 is answered
+  // One on the wire at a time, and the answer's reconcile runs the due slot: slot 2 goes the moment slot 1 is answered
   // (at 2.4 s), not 1.4 s later as a missed slot's catch-up would.
   assert.deepEqual(slots.slice(0, 3), [1, 2, 3]);
   const sent = h.rest.requests.filter(isCreate);

@@ -136,7 +136,7 @@ export class Model {
         if (!step.on && this.spec.suspend) {
           this.silent.push({ fromMs: this.suspendedSinceMs ?? this.now, toMs: this.now });
           this.scheduleChanged();
-          this.windowStartMs = this.now;
+          this.windowStartMs = this.ledger.decidedThroughMs; // now, or later when the clock stepped back behind decided slots (I5)
         }
         if (step.on !== (this.spec.suspend === true)) this.generation++;
         this.spec = { ...this.spec, suspend: step.on };
@@ -147,7 +147,7 @@ export class Model {
           this.scheduleChanged();
           this.spec = { ...this.spec, intervalSeconds: step.intervalSeconds };
           this.lastEditMs = this.now;
-          this.windowStartMs = this.now;
+          this.windowStartMs = this.ledger.decidedThroughMs; // now, or later when the clock stepped back behind decided slots (I5)
         }
         break;
       case 'editHistory':
@@ -168,8 +168,9 @@ export class Model {
   /** What the controller does when it sees an edit or a resume: the old schedule's pending slots are counted. */
   private scheduleChanged(): void {
     const dropped = this.ledger.scheduleChanged(this.now);
-    if (dropped.create !== undefined) this.creator = undefined;
-    for (const slot of [dropped.create, dropped.held]) if (slot !== undefined) this.recordMissed('late', slot, 1);
+    if (dropped === undefined) return;
+    this.creator = undefined;
+    this.recordMissed('late', dropped, 1);
   }
 
   /** What the controller's reconcile does with the slots: plan, carry out, plan again after Replace deletes. */
@@ -258,7 +259,7 @@ export class Model {
       if (stored && !this.cache.has(name)) this.ledger.expected.set(name, { job: stored, ackMonoMs: this.monoMs });
       this.decideSlot(c.slotMs, 'job');
     } else if (how === 'not_leader') {
-      this.ledger.createEnded('not_leader', c.slotMs);
+      if (this.ledger.createEnded('not_leader', c.slotMs)) this.recordMissed('late', c.slotMs, 1);
     } else {
       this.ledger.createEnded('failed', c.slotMs);
       // After an unknown outcome the controller reads the Job back: counted only when it is not there.
@@ -277,13 +278,18 @@ export class Model {
     if (c && !c.onWire) {
       const stored = this.server.get(jobName('hb', c.slotMs));
       this.creator = undefined;
-      this.ledger.leadershipLost(stored ? { job: stored, ackMonoMs: this.monoMs } : undefined);
+      if (this.ledger.leadershipLost(stored ? { job: stored, ackMonoMs: this.monoMs } : undefined)) this.recordMissed('late', c.slotMs, 1);
     }
   }
 
   private observe(): void {
     this.cache = new Map(this.server);
-    for (const j of this.cache.values()) this.ledger.jobObserved(j);
+    for (const j of this.cache.values()) {
+      if (!this.ledger.jobObserved(j)) continue;
+      // The create waiting to retry had stored its Job: the controller cancels the retry.
+      this.creator = undefined;
+      this.decideSlot(jobSlotMs(j), 'job');
+    }
     for (const name of this.ledger.deleting) {
       if (!this.server.has(name)) this.ledger.jobGone(jobFixture(name, { slot: new Date(T0).toISOString() }));
     }
@@ -333,11 +339,9 @@ export class Model {
   }
 
   private checkPlan(p: Plan): void {
-    const held = this.ledger.held?.slotMs;
-    if (p.create && p.create.slotMs !== held && (p.create.slotMs > this.now || p.create.slotMs <= this.ledger.decidedThroughMs)) {
-      throw new Violation(`plan creates slot ${(p.create.slotMs - T0) / 1000} that is neither due and undecided nor held`);
+    if (p.create && (p.create.slotMs > this.now || p.create.slotMs <= this.ledger.decidedThroughMs)) {
+      throw new Violation(`plan creates slot ${(p.create.slotMs - T0) / 1000} that is not due and undecided`);
     }
-    if (p.hold && this.policy !== 'Allow') throw new Violation(`I2: a slot held under ${this.policy}`);
   }
 
   private checkSubmit(slotMs: number): void {

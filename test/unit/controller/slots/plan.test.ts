@@ -20,8 +20,6 @@ interface Case {
   /** Slot (seconds) this replica decided through; undefined = nothing decided yet. */
   decided?: number;
   create?: { slot: number; sent: boolean; nothingStored: boolean };
-  /** A slot held (Allow) behind the create. */
-  held?: number;
   templateInvalid?: boolean;
   /** Seconds after 10:00:00. */
   now: number;
@@ -33,11 +31,8 @@ function run(c: Case): Plan {
   assert.ok(compiled.ok);
   const ledger = new SlotLedger();
   if (c.decided !== undefined) ledger.scheduleChanged(T(c.decided));
-  if (c.held !== undefined) ledger.scheduleChanged(T(c.held));
-  if (c.held !== undefined) ledger.held = { slotMs: T(c.held), deadlineMs: T(c.held) + (c.spec?.startingDeadlineSeconds ?? 60) * 1000 };
   if (c.create) {
-    ledger.decide({ supersede: false, dropHeld: false, hold: undefined, decidedThroughMs: T(c.create.slot), create: { slotMs: T(c.create.slot), deadlineMs: T(c.create.slot) + 60_000 }, replace: [] });
-    if (c.held !== undefined) ledger.held = { slotMs: T(c.held), deadlineMs: T(c.held) + 60_000 };
+    ledger.decide({ supersede: false, decidedThroughMs: T(c.create.slot), create: { slotMs: T(c.create.slot), deadlineMs: T(c.create.slot) + 60_000 }, replace: [] });
     if (c.create.sent) ledger.createSent();
     else if (!c.create.nothingStored) ledger.createRetrying(false);
   }
@@ -50,7 +45,6 @@ const summary = (p: Plan): Record<string, unknown> => ({
   missed: p.missed.map((m) => `${m.reason}:${m.count}`),
   decided: (p.decidedThroughMs - T(0)) / 1000,
   supersede: p.supersede,
-  hold: p.hold ? (p.hold.slotMs - T(0)) / 1000 : null,
 });
 
 const cases: [string, Case, Record<string, unknown>][] = [
@@ -73,15 +67,9 @@ const cases: [string, Case, Record<string, unknown>][] = [
   ['no deadline: lateness alone never skips', { decided: 1, now: 2.9 }, { create: 2, replace: [], missed: [], decided: 1.999, supersede: false }],
   ['suspended: due slots decided, not counted', { spec: { suspend: true }, decided: 1, now: 5.5 }, { create: null, replace: [], missed: [], decided: 5.5, supersede: false }],
   ['template invalid: counted as error', { templateInvalid: true, decided: 1, now: 2.1 }, { create: null, replace: [], missed: ['error:1'], decided: 2, supersede: false }],
-  ['Forbid, create on the wire: nothing newer decided', { spec: { concurrencyPolicy: 'Forbid' }, create: { slot: 1, sent: true, nothingStored: true }, now: 3.1 }, { create: null, replace: [], missed: [], decided: 1, supersede: false, hold: null }],
-  ['Replace, unknown outcome retrying: nothing newer decided', { spec: { concurrencyPolicy: 'Replace' }, create: { slot: 1, sent: false, nothingStored: false }, now: 3.1 }, { create: null, replace: [], missed: [], decided: 1, supersede: false, hold: null }],
-  ['Allow, create on the wire: the latest due slot is held, the older counted', { create: { slot: 1, sent: true, nothingStored: true }, now: 3.1 }, { create: null, replace: [], missed: ['late:1'], decided: 2.999, supersede: false, hold: 3 }],
-  ['Allow, unknown outcome retrying: the newer slot is held', { create: { slot: 1, sent: false, nothingStored: false }, now: 2.1 }, { create: null, replace: [], missed: [], decided: 1.999, supersede: false, hold: 2 }],
-  ['Allow, a held slot superseded by a newer one', { create: { slot: 1, sent: true, nothingStored: true }, held: 2, now: 3.1 }, { create: null, replace: [], missed: ['late:1'], decided: 2.999, supersede: false, hold: 3 }],
-  ['Allow, held slot and no newer one: nothing changes', { create: { slot: 1, sent: true, nothingStored: true }, held: 2, now: 2.5 }, { create: null, replace: [], missed: [], decided: 2, supersede: false, hold: null }],
-  ['Allow, the create answered: the held slot goes', { held: 2, now: 2.5 }, { create: 2, replace: [], missed: [], decided: 1.999, supersede: false, hold: null }],
-  ['Allow, the create answered late: the held slot is superseded by the newest', { held: 2, now: 4.5 }, { create: 4, replace: [], missed: ['late:1', 'late:1'], decided: 3.999, supersede: false, hold: null }],
-  ['Allow, held slot past its starting deadline', { spec: { startingDeadlineSeconds: 1, intervalSeconds: 10 }, held: 10, now: 11.5 }, { create: null, replace: [], missed: ['deadline:1'], decided: 10, supersede: false, hold: null }],
+  ['Forbid, create on the wire: nothing newer decided', { spec: { concurrencyPolicy: 'Forbid' }, create: { slot: 1, sent: true, nothingStored: true }, now: 3.1 }, { create: null, replace: [], missed: [], decided: 1, supersede: false }],
+  ['Replace, unknown outcome retrying: nothing newer decided', { spec: { concurrencyPolicy: 'Replace' }, create: { slot: 1, sent: false, nothingStored: false }, now: 3.1 }, { create: null, replace: [], missed: [], decided: 1, supersede: false }],
+  ['Allow, create on the wire: nothing newer decided until its answer', { create: { slot: 1, sent: true, nothingStored: true }, now: 3.1 }, { create: null, replace: [], missed: [], decided: 1, supersede: false }],
   ['429 retrying: superseded by the newer slot', { create: { slot: 1, sent: false, nothingStored: true }, now: 3.1 }, { create: 3, replace: [], missed: ['late:1', 'late:1'], decided: 2.999, supersede: true }],
   ['429 retrying, no newer slot: keeps retrying', { create: { slot: 1, sent: false, nothingStored: true }, now: 1.9 }, { create: null, replace: [], missed: [], decided: 1, supersede: false }],
   ['Forbid, 429 retrying, newer slot: superseded, then created', { spec: { concurrencyPolicy: 'Forbid' }, create: { slot: 1, sent: false, nothingStored: true }, now: 2.1 }, { create: 2, replace: [], missed: ['late:1'], decided: 1.999, supersede: true }],
@@ -89,7 +77,7 @@ const cases: [string, Case, Record<string, unknown>][] = [
 ];
 
 for (const [name, c, want] of cases) {
-  test(`plan: ${name}`, () => assert.deepEqual(summary(run(c)), { hold: null, ...want }));
+  test(`plan: ${name}`, () => assert.deepEqual(summary(run(c)), want));
 }
 
 test('plan: history limits prune the oldest finished Jobs, also with no slot due, and skip Jobs being deleted', () => {
@@ -99,5 +87,5 @@ test('plan: history limits prune the oldest finished Jobs, also with no slot due
 
 test('plan: an every-second schedule after a day of downtime: one create, the rest counted', () => {
   const p = run({ spec: { schedule: '* * * * * *', intervalSeconds: undefined }, decided: 0, now: 86_400.5 });
-  assert.deepEqual(summary(p), { create: 86_400, replace: [], missed: ['late:86399'], decided: 86_399.999, supersede: false, hold: null });
+  assert.deepEqual(summary(p), { create: 86_400, replace: [], missed: ['late:86399'], decided: 86_399.999, supersede: false });
 });

@@ -54,20 +54,23 @@ function check(w: { policy: Policy; deadline: number | undefined; interval: numb
 }
 
 test('I1–I8 hold for every sequence of slots, answers, Job changes, leadership, suspension, edits and clock steps', () => {
-  fc.assert(fc.property(world, check), { numRuns: 1_500 });
+  // A fixed seed by default, so that CI is repeatable; FC_SEED=random (or a number) explores further.
+  const env = process.env.FC_SEED;
+  const seed = env === 'random' ? Date.now() : env ? Number(env) : 1_796_300_000;
+  fc.assert(fc.property(world, check), { numRuns: 1_500, seed });
 });
 
 test('the generator reaches the interesting states (a property over sequences it never makes proves nothing)', () => {
-  const seen = { heldRan: 0, superseded: 0, unknownRetried: 0, forbidSkip: 0, replaced: 0, late: 0, suspendedResume: 0, stepBack: 0 };
+  const seen = { ranAfterAnswer: 0, superseded: 0, unknownRetried: 0, forbidSkip: 0, replaced: 0, late: 0, suspendedResume: 0, stepBack: 0 };
   fc.assert(
     fc.property(world, (w) => {
       const m = new Model(w.policy, w.deadline, w.interval);
       for (const s of w.steps) {
         const before = m.missedTotal;
         const create = m.ledger.create;
-        const held = m.ledger.held;
         m.run(s);
-        if (held && m.ledger.create?.slotMs === held.slotMs) seen.heldRan++;
+        // A slot that fell due while the create was on the wire runs as soon as the answer is in.
+        if (create?.sent && s.kind === 'answer' && m.ledger.create && m.ledger.create.slotMs > create.slotMs) seen.ranAfterAnswer++;
         if (create?.nothingStored && !create.sent && m.ledger.create !== create && m.missedTotal > before) seen.superseded++;
         if (create && !create.nothingStored && s.kind === 'send' && m.ledger.create?.sent) seen.unknownRetried++;
         if (s.kind === 'stepClock' && s.ms < 0) seen.stepBack++;

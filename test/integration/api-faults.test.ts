@@ -1,0 +1,189 @@
+// Faults injected into one operator's Job writes by a TLS-terminating proxy between it and the real
+// kube-apiserver (test/cluster/fault-proxy.ts): creates slower than the period under Forbid, creates
+// answered 429 + Retry-After for 15 s at 20 schedules × 1 s, deletes slowed under Replace. Jobs are
+// observed by an independent watcher that talks to the apiserver directly; the proxy records when
+// each create and delete arrived. Both use one in-process high-resolution clock, so their records
+// can be ordered against each other (the operator learns of a Job's end only through the proxy,
+// after the watcher here has seen it).
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { after, before, test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+import { KubeConfig } from '@kubernetes/client-node';
+
+import { installCrd } from '../cluster/crd.js';
+import { FaultProxy } from '../cluster/fault-proxy.js';
+import { JobWatcher, type SeenJob } from '../cluster/job-watcher.js';
+import { type TestNamespace, kubectl, kubectlOk, testKubeconfig, uniqueNamespace } from './helpers/cluster-env.js';
+import { eventually } from './helpers/eventually.js';
+import { type OperatorProcess, startOperator } from './helpers/operator.js';
+import { type Counts, ReplicaCounters, minus } from './helpers/replica-counters.js';
+import { podTemplate, scjManifest, sleepUntil } from './helpers/scj.js';
+import { auditSlots, describeAudit, nextMidSecond, slotProblems } from './helpers/slot-audit.js';
+
+const clock = (): number => performance.timeOrigin + performance.now();
+
+let ns: TestNamespace;
+let proxy: FaultProxy;
+let watcher: JobWatcher;
+let op: OperatorProcess;
+let counters: ReplicaCounters;
+let scratch: string;
+
+before(async () => {
+  await installCrd(kubectl);
+  ns = await uniqueNamespace('api-faults');
+  const kc = new KubeConfig();
+  kc.loadFromFile(testKubeconfig());
+  const cluster = kc.getCurrentCluster();
+  const user = kc.getCurrentUser();
+  assert.ok(cluster && user?.token, 'the test kubeconfig has a server and a bearer token');
+  const caPem = cluster.caData ? Buffer.from(cluster.caData, 'base64').toString('utf8') : readFileSync(cluster.caFile ?? '', 'utf8');
+  proxy = await FaultProxy.start({ upstream: cluster.server, upstreamCaPem: caPem, now: clock });
+  scratch = mkdtempSync(join(tmpdir(), 'secondcron-faults-'));
+  const kubeconfig = join(scratch, 'kubeconfig');
+  proxy.writeKubeconfig(kubeconfig, user.name, user.token);
+  watcher = await new JobWatcher({ kubeconfigPath: testKubeconfig(), namespace: ns.name, now: clock }).start();
+  // The only scheduler (no election): every decision is this process's, made through the proxy.
+  op = await startOperator({ kubeconfig, namespaces: [ns.name], identity: 'behind-proxy', logLevel: 'info', args: ['--leader-elect=false'] });
+  counters = new ReplicaCounters(() => [op]).start();
+});
+
+after(async () => {
+  await counters?.stop();
+  await op?.dispose();
+  watcher?.stop();
+  await proxy?.stop();
+  await ns?.cleanup();
+  if (scratch) rmSync(scratch, { recursive: true, force: true });
+});
+
+/** Waits for the middle of the next second: every slot up to the whole second before it is decided. */
+async function mark(): Promise<{ ms: number; counts: Counts }> {
+  await sleepUntil(nextMidSecond(Date.now()));
+  return { ms: Math.floor(Date.now() / 1000) * 1000, counts: await counters.total() };
+}
+
+async function apply(items: Record<string, unknown>[]): Promise<void> {
+  await kubectlOk(['apply', '-f', '-'], { input: JSON.stringify({ apiVersion: 'v1', kind: 'List', items }) });
+}
+
+async function remove(names: string[]): Promise<void> {
+  await kubectlOk(['delete', 'secondcronjob', ...names, '-n', ns.name, '--wait=false']);
+}
+
+function jobsOf(owner: string): SeenJob[] {
+  return watcher.seen.filter((j) => j.owner === owner).sort((a, b) => a.arrivedMs - b.arrivedMs);
+}
+
+test('Forbid with creates slower than the period: never two Jobs active or being created at once, every skipped slot counted', async (t) => {
+  const name = 'forbid';
+  proxy.createDelayMs = 2_500;
+  try {
+    await apply([scjManifest(ns.name, name, { intervalSeconds: 1, concurrencyPolicy: 'Forbid', jobTemplate: podTemplate({ 'secondcron.test/run-seconds': '3' }) })]);
+    await eventually('the first create reached the apiserver', async () => (proxy.creates.some((c) => c.owner === name) ? true : undefined), { timeoutMs: 15_000 });
+    const start = await mark();
+    await sleep(25_000);
+    const end = await mark();
+    await sleep(4_000); // > the create delay: every create sent for a slot of the window has been answered
+    const jobs = jobsOf(name);
+
+    // "Active or being created": from the moment the create reached the proxy (or, for a Job created
+    // before, its first watch event) until the watcher saw it finished or being deleted; a create that
+    // left no Job ends when it was answered.
+    const intervals = proxy.creates
+      .filter((c) => c.owner === name)
+      .map((c) => {
+        const job = jobs.find((j) => j.name === c.name);
+        return { name: c.name, from: c.receivedMs, to: job ? (job.inactiveMs ?? Infinity) : (c.answeredMs ?? Infinity) };
+      })
+      .sort((a, b) => a.from - b.from);
+    const overlaps: string[] = [];
+    let maxAtOnce = 0;
+    for (const [i, a] of intervals.entries()) {
+      const during = intervals.filter((b) => b !== a && b.from <= a.from && b.to > a.from);
+      maxAtOnce = Math.max(maxAtOnce, during.length + 1);
+      if (during.length) overlaps.push(`${a.name} sent while ${during.map((b) => b.name).join(', ')} active or being created (#${i})`);
+    }
+    const audit = auditSlots([{ name, jobSlots: jobs.map((j) => j.slotMs) }], { fromMs: start.ms, toMs: end.ms });
+    const counted = minus(end.counts, start.counts);
+    const message = `${intervals.length} creates, at most ${maxAtOnce} Job(s) active or being created at once, ${overlaps.length} create(s) sent while another was; ${describeAudit(audit)}; counted missed ${counted.missed}`;
+    t.diagnostic(message);
+    process.stderr.write(`[api-faults forbid] ${message}\n`);
+    assert.ok(intervals.length >= 3, `Jobs kept being created (${intervals.length})`);
+    assert.deepEqual(overlaps.slice(0, 10), [], 'Forbid: never two Jobs of the schedule active or being created at once');
+    // A create takes 2.5 s, the Job runs 3 s, its end is seen ~1 s later, the next slot within 1 s:
+    // a new Job about every 8 s; 7 s of margin for a loaded machine.
+    assert.deepEqual(slotProblems(audit, { maxGapMs: 15_000, counted: counted.missed }), []);
+  } finally {
+    proxy.clearFaults();
+    await remove([name]);
+  }
+});
+
+test('creates answered 429 for 15 s at 20 schedules × 1 s: at most one late Job per schedule for that window, every other slot counted', async (t) => {
+  const names = Array.from({ length: 20 }, (_, i) => `thr-${i}`);
+  try {
+    await apply(names.map((n) => scjManifest(ns.name, n, { intervalSeconds: 1, successfulJobsHistoryLimit: 3, failedJobsHistoryLimit: 3 })));
+    await eventually('every schedule creating Jobs', async () => (names.every((n) => watcher.seen.some((j) => j.owner === n)) ? true : undefined), { timeoutMs: 30_000 });
+    await sleep(3_000);
+    const start = await mark();
+    await sleep(2_000);
+    // From the middle of a second: slots (throttleFrom, throttleFrom + 15 s] meet a throttled API.
+    await sleepUntil(nextMidSecond(Date.now()));
+    const throttleFrom = Math.floor(Date.now() / 1000) * 1000;
+    proxy.retryAfterSeconds = 1;
+    proxy.throttleCreatesUntilMs = clock() + 15_000;
+    await sleep(15_000 + 15_000);
+    const end = await mark();
+    await sleep(3_000);
+
+    const throttleTo = throttleFrom + 15_000;
+    const late = names.map((n) => ({ n, slots: watcher.seen.filter((j) => j.owner === n && j.slotMs > throttleFrom && j.slotMs <= throttleTo).map((j) => j.slotMs) }));
+    const backfill = late.filter((l) => l.slots.length > 1);
+    const audit = auditSlots(names.map((n) => ({ name: n, jobSlots: watcher.seen.filter((j) => j.owner === n).map((j) => j.slotMs) })), { fromMs: start.ms, toMs: end.ms });
+    const counted = minus(end.counts, start.counts);
+    const throttled = proxy.creates.filter((c) => c.throttled).length;
+    const message = `${throttled} creates answered 429; Jobs for the throttled window's slots per schedule: ${late.map((l) => l.slots.length).join(',')}; ${describeAudit(audit)}; counted missed ${counted.missed}, already_exists ${counted.alreadyExists}`;
+    t.diagnostic(message);
+    process.stderr.write(`[api-faults throttle] ${message}\n`);
+    assert.ok(throttled >= names.length * 10, `the throttle really answered the creates (${throttled})`);
+    assert.deepEqual(backfill.map((l) => `${l.n}: ${l.slots.length} Jobs for slots inside the window`), [], 'no backfill: at most one late Job per schedule');
+    // The throttle stored nothing, so no create can meet AlreadyExists; the gap is the 15 s window
+    // (16 and 17 s measured: the first slot after it can still meet a Retry-After); 15 s of Jobs
+    // follow the window, so an operator that stops creating after the throttle still fails.
+    assert.deepEqual(slotProblems(audit, { maxGapMs: 19_000, counted: counted.missed, alreadyExists: counted.alreadyExists }), []);
+  } finally {
+    proxy.clearFaults();
+    await remove(names);
+  }
+});
+
+test('Replace: the old Job\'s deletion is accepted before the new Job exists', async (t) => {
+  const name = 'replace';
+  proxy.deleteDelayMs = 1_500; // a create sent before the delete's answer would show on the watch
+  try {
+    await apply([scjManifest(ns.name, name, { schedule: '*/4 * * * * *', concurrencyPolicy: 'Replace', jobTemplate: podTemplate({ 'secondcron.test/run-seconds': '60' }) })]);
+    await eventually('four Jobs', async () => (jobsOf(name).length >= 4 ? true : undefined), { timeoutMs: 40_000 });
+    await sleep(2_000);
+    const jobs = jobsOf(name);
+    const early: string[] = [];
+    for (const job of jobs) {
+      const stillActive = jobs.filter((k) => k.arrivedMs < job.arrivedMs && (k.inactiveMs === undefined || k.inactiveMs > job.arrivedMs));
+      if (stillActive.length) early.push(`${job.name} appeared while ${stillActive.map((k) => k.name).join(', ')} was not yet being deleted`);
+    }
+    const deletes = proxy.deletes.filter((d) => jobs.some((j) => j.name === d.name));
+    const message = `${jobs.length} Jobs, ${deletes.length} deletes of them sent; order: ${jobs.map((j) => `${j.name.slice(-10)} +${Math.round(j.arrivedMs - (jobs[0]?.arrivedMs ?? 0))}ms deleting ${j.deletingMs === undefined ? '-' : `+${Math.round(j.deletingMs - (jobs[0]?.arrivedMs ?? 0))}ms`}`).join('; ')}`;
+    t.diagnostic(message);
+    process.stderr.write(`[api-faults replace] ${message}\n`);
+    assert.ok(jobs.slice(0, -1).every((j) => j.deletingMs !== undefined), 'every Job but the newest was replaced (deleted)');
+    assert.deepEqual(early, [], 'each old Job is being deleted before the new one exists');
+  } finally {
+    proxy.clearFaults();
+    await remove([name]);
+  }
+});

@@ -1,0 +1,136 @@
+// The integration tests' fault-injecting proxy (test/cluster/fault-proxy.ts) against a local HTTPS
+// upstream: requests pass through with their credentials, streams are forwarded as they come, Job
+// creates are delayed or answered 429 without reaching the upstream, and every create is recorded.
+import assert from 'node:assert/strict';
+import type { IncomingMessage } from 'node:http';
+import { Agent, createServer, request } from 'node:https';
+import { after, before, test } from 'node:test';
+
+import { selfSignedCertificate } from '../../../src/http/self-signed.js';
+import { FaultProxy } from '../../cluster/fault-proxy.js';
+
+interface Seen {
+  method: string;
+  url: string;
+  authorization: string | undefined;
+  body: string;
+  atMs: number;
+}
+
+const upstreamCert = await selfSignedCertificate({ commonName: 'upstream', dnsNames: [], ipAddresses: ['127.0.0.1'], notBefore: new Date(Date.now() - 60_000), validDays: 1 });
+const seen: Seen[] = [];
+let releaseStream: (() => void) | undefined;
+const upstream = createServer(upstreamCert, (req, res) => {
+  let body = '';
+  req.on('data', (c: Buffer) => (body += c.toString()));
+  req.on('end', () => {
+    seen.push({ method: req.method ?? '', url: req.url ?? '', authorization: req.headers.authorization, body, atMs: Date.now() });
+    if (req.url?.includes('watch=true')) {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{"type":"ADDED"}\n');
+      releaseStream = () => res.end('{"type":"DELETED"}\n');
+      return;
+    }
+    res.writeHead(req.method === 'POST' ? 201 : 200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ echo: body }));
+  });
+});
+let proxy: FaultProxy;
+let agent: Agent;
+
+before(async () => {
+  await new Promise<void>((r) => upstream.listen(0, '127.0.0.1', () => r()));
+  const address = upstream.address();
+  assert.ok(address && typeof address === 'object');
+  proxy = await FaultProxy.start({ upstream: `https://127.0.0.1:${address.port}`, upstreamCaPem: upstreamCert.cert });
+  // The proxy's own certificate, as its kubeconfig carries it.
+  agent = new Agent({ rejectUnauthorized: false });
+});
+
+after(async () => {
+  agent.destroy();
+  await proxy.stop();
+  await new Promise<void>((r) => upstream.close(() => r()));
+});
+
+function send(method: string, path: string, body?: string): Promise<{ status: number; headers: IncomingMessage['headers']; res: IncomingMessage }> {
+  return new Promise((resolve, reject) => {
+    const req = request(`${proxy.url}${path}`, { method, agent, headers: { authorization: 'Bearer t0ken', 'content-type': 'application/json' } }, (res) =>
+      resolve({ status: res.statusCode ?? 0, headers: res.headers, res }));
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+async function text(res: IncomingMessage): Promise<string> {
+  let out = '';
+  for await (const c of res) out += (c as Buffer).toString();
+  return out;
+}
+
+const job = (slot: string): string => JSON.stringify({ metadata: { name: `tick-${Date.parse(slot) / 1000}`, labels: { 'secondcron.io/secondcronjob': 'tick' }, annotations: { 'secondcron.io/scheduled-at': slot } } });
+const JOBS = '/apis/batch/v1/namespaces/ns1/jobs';
+
+test('a GET passes through with its bearer token; a Job create is recorded with its owner and slot', async () => {
+  const get = await send('GET', '/api/v1/namespaces');
+  assert.equal(get.status, 200);
+  await text(get.res);
+  const post = await send('POST', JOBS, job('2026-12-03T16:00:01Z'));
+  assert.equal(post.status, 201);
+  assert.deepEqual(JSON.parse(await text(post.res)), { echo: job('2026-12-03T16:00:01Z') });
+  assert.deepEqual(seen.slice(-2).map((s) => [s.method, s.url, s.authorization]), [['GET', '/api/v1/namespaces', 'Bearer t0ken'], ['POST', JOBS, 'Bearer t0ken']]);
+  const rec = proxy.creates.at(-1);
+  assert.equal(rec?.owner, 'tick');
+  assert.equal(rec?.namespace, 'ns1');
+  assert.equal(rec?.slotMs, Date.parse('2026-12-03T16:00:01Z'));
+  assert.equal(rec?.status, 201);
+  assert.equal(rec?.throttled, false);
+});
+
+test('throttled: creates answered 429 with Retry-After, never forwarded; dry runs and other writes pass', async () => {
+  proxy.throttleCreatesUntilMs = Date.now() + 60_000;
+  proxy.retryAfterSeconds = 2;
+  try {
+    const before = seen.length;
+    const post = await send('POST', JOBS, job('2026-12-03T16:00:02Z'));
+    assert.equal(post.status, 429);
+    assert.equal(post.headers['retry-after'], '2');
+    const status = JSON.parse(await text(post.res)) as { reason: string; code: number; details: { retryAfterSeconds: number } };
+    assert.deepEqual([status.reason, status.code, status.details.retryAfterSeconds], ['TooManyRequests', 429, 2]);
+    assert.equal(seen.length, before, 'the upstream never saw it');
+    const dry = await send('POST', `${JOBS}?dryRun=All`, job('2026-12-03T16:00:03Z'));
+    assert.equal(dry.status, 201);
+    await text(dry.res);
+    const lease = await send('PUT', '/apis/coordination.k8s.io/v1/namespaces/ns1/leases/l', '{}');
+    assert.equal(lease.status, 200);
+    await text(lease.res);
+    assert.equal(seen.length, before + 2);
+    assert.equal(proxy.creates.at(-1)?.throttled, true, 'the dry run is not recorded; the throttled create is');
+  } finally {
+    proxy.clearFaults();
+  }
+});
+
+test('delayed: a create reaches the upstream only after the delay, and is in flight meanwhile', async () => {
+  proxy.createDelayMs = 300;
+  try {
+    const sent = Date.now();
+    const pending = send('POST', JOBS, job('2026-12-03T16:00:04Z'));
+    await new Promise((r) => setTimeout(r, 100));
+    assert.equal(proxy.inFlightCreates().length, 1);
+    const post = await pending;
+    await text(post.res);
+    assert.ok((seen.at(-1)?.atMs ?? 0) - sent >= 290, 'forwarded after the delay');
+    assert.equal(proxy.inFlightCreates().length, 0);
+  } finally {
+    proxy.clearFaults();
+  }
+});
+
+test('a watch streams through: the first event arrives while the upstream still holds the stream open', async () => {
+  const watch = await send('GET', `${JOBS}?watch=true`);
+  const first = await new Promise<string>((resolve) => watch.res.once('data', (c: Buffer) => resolve(c.toString())));
+  assert.equal(first, '{"type":"ADDED"}\n');
+  releaseStream?.();
+  assert.equal(await text(watch.res), '{"type":"DELETED"}\n');
+});
