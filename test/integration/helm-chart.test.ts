@@ -258,18 +258,17 @@ describe('helm template, default values', async () => {
     })));
   });
 
-  test('Deployment: non-root, read-only, seccomp RuntimeDefault, no capabilities, token mounted, Linux nodes', () => {
+  test('Deployment: non-root without fixed ids, read-only, seccomp RuntimeDefault, no capabilities, token mounted, Linux nodes', () => {
     const dep = only<V1Deployment>(docs, 'Deployment');
     const spec = dep.spec?.template.spec;
     assert.equal(spec?.automountServiceAccountToken, true);
     assert.equal(spec?.serviceAccountName, FULLNAME);
-    assert.equal(spec?.securityContext?.runAsNonRoot, true);
-    assert.equal(spec?.securityContext?.runAsUser, 65532);
-    assert.equal(spec?.securityContext?.seccompProfile?.type, 'RuntimeDefault');
+    // OpenShift's restricted SCC assigns its own uid and refuses a pod that names another one.
+    assert.deepEqual(plain(spec?.securityContext), { runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } });
     assert.deepEqual(plain(spec?.nodeSelector), { 'kubernetes.io/os': 'linux' });
     const sc = operatorContainer(docs).securityContext;
     assert.equal(sc?.runAsNonRoot, true);
-    assert.equal(sc?.runAsUser, 65532);
+    assert.deepEqual([sc?.runAsUser, sc?.runAsGroup], [undefined, undefined]);
     assert.equal(sc?.readOnlyRootFilesystem, true);
     assert.equal(sc?.allowPrivilegeEscalation, false);
     assert.equal(sc?.privileged, false);
@@ -278,13 +277,12 @@ describe('helm template, default values', async () => {
     assert.equal(sc?.seccompProfile?.type, 'RuntimeDefault');
   });
 
-  test('Deployment: the image user is the pod user (Dockerfile USER = runAsUser)', () => {
+  test('Deployment: runAsNonRoot is verifiable from the image alone (a numeric, non-zero Dockerfile USER)', () => {
+    // The kubelet refuses runAsNonRoot for an image whose USER is a name; the e2e reads the uid
+    // and gid the runtime actually gave the container.
     const dockerfile = readFileSync(join(REPO_ROOT, 'Dockerfile'), 'utf8');
-    const users = [...dockerfile.matchAll(/^USER\s+(\d+)(?::(\d+))?\s*$/gm)];
-    assert.equal(users.length, 1, 'one numeric USER line in the Dockerfile');
-    const dep = only<V1Deployment>(docs, 'Deployment');
-    assert.equal(Number(users[0]?.[1]), dep.spec?.template.spec?.securityContext?.runAsUser);
-    assert.equal(Number(users[0]?.[2]), dep.spec?.template.spec?.securityContext?.runAsGroup);
+    const users = [...dockerfile.matchAll(/^USER\s+(\S+)\s*$/gm)].map((m) => m[1]);
+    assert.deepEqual(users, ['65532:65532']);
   });
 
   test('Deployment: probes on the health port, ports, resources, grace period beyond the shutdown timeout', () => {
