@@ -817,7 +817,8 @@ describe('helm template, umbrella-chart globals and cert-manager\'s knobs', () =
 
   test('global.commonLabels on every chart object and the pods, under the chart\'s own commonLabels', async () => {
     const docs = (await docsP).filter((d) => !['ConfigMap', 'Secret'].includes(d.kind ?? ''));
-    assert.equal(docs.length, 12);
+    // 12 with metrics.secure=false; the secure default adds the authentication delegation and reader RBAC.
+    assert.equal(docs.length, 15);
     for (const d of docs) assert.deepEqual([d.metadata?.labels?.team, d.metadata?.labels?.tier], ['platform', 'ops'], `${d.kind}/${d.metadata?.name}`);
     const podLabels = only<V1Deployment>(docs, 'Deployment').spec?.template.metadata?.labels;
     assert.deepEqual([podLabels?.team, podLabels?.tier], ['platform', 'ops']);
@@ -873,7 +874,7 @@ describe('helm template, umbrella-chart globals and cert-manager\'s knobs', () =
       TEST_METRICS_HOST_ENV: 'SC_SECONDCRON_METRICS_SERVICE_HOST',
       TEST_METRICS_DNS: `${FULLNAME}-metrics.${NS}.svc`,
       TEST_METRICS_PORT: '8080',
-      TEST_METRICS_SECURE: 'false',
+      TEST_METRICS_SECURE: 'true',
     });
     const off = await renderChart({ values: { tests: { enabled: false } } });
     assert.equal(ofKind(off, 'Pod').length, 0);
