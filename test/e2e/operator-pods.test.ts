@@ -12,6 +12,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 
+import { Agent, request } from 'undici';
+
 import { LocalRegistry } from '../cluster/registry.js';
 import { repoRoot } from '../cluster/repo-root.js';
 import { runCommand } from '../cluster/run-command.js';
@@ -34,6 +36,8 @@ const RELEASE = 'secondcron';
 const FULLNAME = 'secondcron';
 const SELECTOR = `app.kubernetes.io/instance=${RELEASE},app.kubernetes.io/name=secondcron`;
 const LEASE = 'secondcron-leader';
+/** The ServiceAccount the test's Prometheus scrapes as (bound to <release>-metrics-reader). */
+const SCRAPER = 'e2e-prometheus';
 /** The chart's defaults, which this test keeps. */
 const RETRY_MS = 2_000;
 const GRACE_SECONDS = 30;
@@ -223,6 +227,8 @@ test('helm install from the registry: the node pulls the image; three pods Runni
   const values = valuesFile({
     nodeSelector: { [REAL_NODE_LABEL]: 'true' },
     tolerations: [{ key: REAL_NODE_TAINT, operator: 'Equal', value: 'true', effect: 'NoSchedule' }],
+    // metrics.secure is the chart's default: the test's Prometheus scrapes as this ServiceAccount.
+    metrics: { readerSubjects: [{ kind: 'ServiceAccount', name: SCRAPER, namespace: ns.name }] },
   });
   const started = Date.now();
   await helmOk(['install', RELEASE, CHART(), '--version', VERSIONS[0], '--plain-http', '-n', ns.name, '-f', values], { kubeconfig: testKubeconfig() });
@@ -261,13 +267,25 @@ test('one leader among the pods; each pod uses its in-cluster service account', 
   }
 });
 
-test('the container runs as uid 65532 with a read-only root file system (seen from the runtime)', async () => {
+test('helm test: the chart\'s test pod passes against the running release (Lease held and fresh, metrics Service answers)', async (t) => {
+  const out = await helmOk(['test', RELEASE, '-n', ns.name, '--logs', '--timeout', '3m'], { kubeconfig: testKubeconfig() });
+  t.diagnostic(out.trim().split('\n').filter((l) => l.startsWith('ok:')).join('; '));
+  assert.match(out, /Phase:\s+Succeeded/);
+  assert.match(out, new RegExp(`ok: Lease ${LEASE} held by ${await leaderPod()}_`));
+  assert.match(out, /ok: https?:\/\/10\.96\.[0-9.]+:8080\/metrics /, 'found through the Service link variables (no DNS here)');
+  await kubectlOk(['delete', 'pod', '-n', ns.name, '-l', 'app.kubernetes.io/component=test', '--wait=true']);
+});
+
+test('the container runs as the image\'s uid 65532 (the chart sets no ids) with a read-only root file system (seen from the runtime)', async () => {
   for (const p of await operatorPods()) {
     const id = p.status.containerStatuses?.[0]?.containerID;
     assert.ok(id, `${p.metadata.name} has a container`);
     const view = processView(await containerPid(node, id));
-    assert.equal(view.uid, 65532, `${p.metadata.name}: uid of the container's process`);
-    assert.equal(view.gid, 65532, `${p.metadata.name}: gid of the container's process`);
+    assert.equal(view.uid, 65532, `${p.metadata.name}: uid of the container's process (the image's USER)`);
+    // The chart sets no group, and the runtime gave none from the image's USER 65532:65532: group 0
+    // (measured in the e2e run of 2026-12-03; the image's /etc/passwd has no entry for 65532), as
+    // OpenShift runs every container. podSecurityContext.runAsGroup chooses another.
+    assert.equal(view.gid, 0, `${p.metadata.name}: gid of the container's process`);
     assert.ok(view.rootMountOptions.includes('ro'), `${p.metadata.name}: / is mounted ${view.rootMountOptions.join(',')}`);
     assert.deepEqual(view.cmdline.slice(-1), ['dist/main.js'], `${p.metadata.name}: node itself is PID 1 (${view.cmdline.join(' ')})`);
     assert.match(view.cmdline[0] ?? '', /(^|\/)node$/);
@@ -279,10 +297,20 @@ test('the container runs as uid 65532 with a read-only root file system (seen fr
   assert.deepEqual(out.trim().split('\n'), ['/probe EROFS', '/tmp/probe ok']);
 });
 
-test('Prometheus scrapes the three pods through the metrics Service; secondcron_leader sums to 1', async (t) => {
+test('Prometheus scrapes the three pods through the metrics Service over HTTPS with a reader token; secondcron_leader sums to 1', async (t) => {
+  // The secure default on the real pods: no token is refused with a bare 401, a token bound to
+  // <release>-metrics-reader (metrics.readerSubjects) is let in.
+  const pod = (await operatorPods())[0];
+  assert.ok(pod?.status.podIP, 'a pod with an address');
+  const insecure = new Agent({ connect: { rejectUnauthorized: false } });
+  const anonymous = await request(`https://${pod.status.podIP}:8080/metrics`, { dispatcher: insecure });
+  assert.deepEqual([anonymous.statusCode, await anonymous.body.text()], [401, 'Unauthorized\n']);
+  await insecure.close();
+  await kubectlOk(['create', 'serviceaccount', SCRAPER, '-n', ns.name]);
+  const token = (await kubectlOk(['create', 'token', SCRAPER, '-n', ns.name, '--duration=2h'])).trim();
   const targetsFile = join(scratch, 'targets.json');
   targets = await new ServiceTargets(targetsFile, ns.name, `${FULLNAME}-metrics`, 'metrics').start();
-  prometheus = await PrometheusServer.start({ scrapeInterval: '1s', jobs: [{ name: 'secondcron', targetsFile }] });
+  prometheus = await PrometheusServer.start({ scrapeInterval: '1s', jobs: [{ name: 'secondcron', targetsFile, httpsBearerToken: token }] });
   const prom = prometheus;
   const pods = (await operatorPods()).map((p) => p.metadata.name).sort();
   await eventually('three targets up', async () => {
@@ -346,7 +374,7 @@ test('helm upgrade to a second pushed version replaces every pod: no slot twice,
   const start = await mark();
   const oldPods = new Set((await operatorPods()).map((p) => p.metadata.name));
   const started = Date.now();
-  await helmOk(['upgrade', RELEASE, CHART(), '--version', VERSIONS[1], '--plain-http', '-n', ns.name, '--reuse-values'], { kubeconfig: testKubeconfig() });
+  await helmOk(['upgrade', RELEASE, CHART(), '--version', VERSIONS[1], '--plain-http', '-n', ns.name, '--reset-then-reuse-values'], { kubeconfig: testKubeconfig() });
   const rollout = await kubectl(['rollout', 'status', `deployment/${FULLNAME}`, '-n', ns.name, '--timeout=300s'], { timeoutMs: 320_000 });
   assert.equal(rollout.code, 0, rollout.stderr);
   const pods = await readyPods(3);

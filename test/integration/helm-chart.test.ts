@@ -225,8 +225,11 @@ describe('helm template, default values', async () => {
     assert.deepEqual(names, [
       `ClusterRole//${FULLNAME}`,
       `ClusterRole//${FULLNAME}-edit`,
+      `ClusterRole//${FULLNAME}-metrics-auth`,
+      `ClusterRole//${FULLNAME}-metrics-reader`,
       `ClusterRole//${FULLNAME}-view`,
       `ClusterRoleBinding//${FULLNAME}`,
+      `ClusterRoleBinding//${FULLNAME}-metrics-auth`,
       'CustomResourceDefinition//secondcronjobs.secondcron.io',
       `Deployment/${NS}/${FULLNAME}`,
       `Pod/${NS}/${FULLNAME}-test`,
@@ -255,18 +258,17 @@ describe('helm template, default values', async () => {
     })));
   });
 
-  test('Deployment: non-root, read-only, seccomp RuntimeDefault, no capabilities, token mounted, Linux nodes', () => {
+  test('Deployment: non-root without fixed ids, read-only, seccomp RuntimeDefault, no capabilities, token mounted, Linux nodes', () => {
     const dep = only<V1Deployment>(docs, 'Deployment');
     const spec = dep.spec?.template.spec;
     assert.equal(spec?.automountServiceAccountToken, true);
     assert.equal(spec?.serviceAccountName, FULLNAME);
-    assert.equal(spec?.securityContext?.runAsNonRoot, true);
-    assert.equal(spec?.securityContext?.runAsUser, 65532);
-    assert.equal(spec?.securityContext?.seccompProfile?.type, 'RuntimeDefault');
+    // OpenShift's restricted SCC assigns its own uid and refuses a pod that names another one.
+    assert.deepEqual(plain(spec?.securityContext), { runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } });
     assert.deepEqual(plain(spec?.nodeSelector), { 'kubernetes.io/os': 'linux' });
     const sc = operatorContainer(docs).securityContext;
     assert.equal(sc?.runAsNonRoot, true);
-    assert.equal(sc?.runAsUser, 65532);
+    assert.deepEqual([sc?.runAsUser, sc?.runAsGroup], [undefined, undefined]);
     assert.equal(sc?.readOnlyRootFilesystem, true);
     assert.equal(sc?.allowPrivilegeEscalation, false);
     assert.equal(sc?.privileged, false);
@@ -275,13 +277,12 @@ describe('helm template, default values', async () => {
     assert.equal(sc?.seccompProfile?.type, 'RuntimeDefault');
   });
 
-  test('Deployment: the image user is the pod user (Dockerfile USER = runAsUser)', () => {
+  test('Deployment: runAsNonRoot is verifiable from the image alone (a numeric, non-zero Dockerfile USER)', () => {
+    // The kubelet refuses runAsNonRoot for an image whose USER is a name; the e2e reads the uid
+    // and gid the runtime actually gave the container.
     const dockerfile = readFileSync(join(REPO_ROOT, 'Dockerfile'), 'utf8');
-    const users = [...dockerfile.matchAll(/^USER\s+(\d+)(?::(\d+))?\s*$/gm)];
-    assert.equal(users.length, 1, 'one numeric USER line in the Dockerfile');
-    const dep = only<V1Deployment>(docs, 'Deployment');
-    assert.equal(Number(users[0]?.[1]), dep.spec?.template.spec?.securityContext?.runAsUser);
-    assert.equal(Number(users[0]?.[2]), dep.spec?.template.spec?.securityContext?.runAsGroup);
+    const users = [...dockerfile.matchAll(/^USER\s+(\S+)\s*$/gm)].map((m) => m[1]);
+    assert.deepEqual(users, ['65532:65532']);
   });
 
   test('Deployment: probes on the health port, ports, resources, grace period beyond the shutdown timeout', () => {
@@ -328,7 +329,7 @@ describe('helm template, default values', async () => {
       retryPeriodMs: 2_000,
       metricsPort: 8080,
       perScheduleMetrics: true,
-      metricsSecure: false,
+      metricsSecure: true, // the chart's default (the binary's own default is false)
       healthPort: 8081,
       maxConcurrentCreates: 32,
       qps: 200,
@@ -472,8 +473,11 @@ describe('helm template, non-default values', async () => {
   });
 
   test('RBAC with watchNamespaces: a Role per namespace with the same rules, nothing cluster-wide', () => {
-    assert.equal(ofKind(docs, 'ClusterRole').length, 0, 'no ClusterRole (aggregation off, namespaced mode)');
-    assert.equal(ofKind(docs, 'ClusterRoleBinding').length, 0);
+    // Aggregation off, namespaced mode: no operator ClusterRole; what secure metrics needs is
+    // cluster-scoped by nature (TokenReviews, SubjectAccessReviews, the non-resource URL /metrics).
+    const names = (kind: string): string[] => ofKind(docs, kind).map((r) => r.metadata?.name ?? '').sort();
+    assert.deepEqual(names('ClusterRole'), [`${FULLNAME}-metrics-auth`, `${FULLNAME}-metrics-reader`]);
+    assert.deepEqual(names('ClusterRoleBinding'), [`${FULLNAME}-metrics-auth`, `${FULLNAME}-metrics-scraper`]);
     for (const ns of ['team-a', 'team-b']) {
       const role = ofKind<V1Role>(docs, 'Role').find((r) => r.metadata?.namespace === ns);
       assert.ok(role, `Role in ${ns}`);
@@ -505,6 +509,10 @@ describe('helm template, non-default values', async () => {
       port: 'metrics',
       path: '/metrics',
       honorLabels: false,
+      // metrics.secure (the default): HTTPS, the scraper ServiceAccount's token, a self-signed certificate.
+      scheme: 'https',
+      authorization: { type: 'Bearer', credentials: { name: `${FULLNAME}-metrics-scraper`, key: 'token' } },
+      tlsConfig: { insecureSkipVerify: true },
       interval: '1m30s',
       relabelings: [{ action: 'replace', targetLabel: 'job', replacement: 'scj-operator' }],
     }]);
@@ -603,11 +611,13 @@ describe('helm template, the knobs users expect (cert-manager, ingress-nginx, ku
     const namespaced = docs.filter((d) => d.metadata?.namespace !== undefined);
     assert.ok(namespaced.length >= 6);
     for (const d of namespaced) {
-      const want = d.kind === 'ServiceMonitor' ? 'monitoring' : 'ops';
+      // The ServiceMonitor, and the scraper identity whose token Secret it names, live in Prometheus' namespace.
+      const want = d.kind === 'ServiceMonitor' || d.metadata?.name === `${FULLNAME}-metrics-scraper` ? 'monitoring' : 'ops';
       assert.equal(d.metadata?.namespace, want, `${d.kind}/${d.metadata?.name}`);
     }
     for (const b of [...ofKind<V1ClusterRoleBinding>(docs, 'ClusterRoleBinding'), ...ofKind<V1RoleBinding>(docs, 'RoleBinding')]) {
-      for (const sub of b.subjects ?? []) assert.equal(sub.namespace, 'ops', `${b.kind}/${b.metadata?.name} subject`);
+      const want = b.metadata?.name === `${FULLNAME}-metrics-scraper` ? 'monitoring' : 'ops';
+      for (const sub of b.subjects ?? []) assert.equal(sub.namespace, want, `${b.kind}/${b.metadata?.name} subject`);
     }
   });
 
@@ -625,7 +635,7 @@ describe('helm template, the knobs users expect (cert-manager, ingress-nginx, ku
     const dep = only<V1Deployment>(docs, 'Deployment');
     assert.equal(dep.spec?.revisionHistoryLimit, 3);
     assert.equal(dep.spec?.template.spec?.automountServiceAccountToken, false);
-    assert.equal(only<V1ServiceAccount>(docs, 'ServiceAccount').automountServiceAccountToken, false);
+    assert.equal(only<V1ServiceAccount>(docs, 'ServiceAccount', FULLNAME).automountServiceAccountToken, false);
     const c = operatorContainer(docs);
     assert.deepEqual(c.args, ['--log-level=debug']);
     // Flags win over the chart's env: the operator sees debug although logLevel is info.
@@ -681,20 +691,19 @@ describe('helm template, the knobs users expect (cert-manager, ingress-nginx, ku
     assert.match(res.stderr, /metrics.prometheusRule.disabled: no alert named SecondCronNoLeaders \(the alerts are SecondCronNoLeader, /);
   });
 
-  test('metrics.secure: HTTPS with TokenReview/SubjectAccessReview RBAC, a metrics-reader role, the ServiceMonitor set for it', async () => {
+  test('metrics.secure (the default): HTTPS with TokenReview/SubjectAccessReview RBAC, a metrics-reader role, a ServiceMonitor scraping with its own ServiceAccount\'s token', async () => {
     const docs = await renderChart({
       release: RELEASE,
       namespace: NS,
       values: {
         metrics: {
-          secure: true,
           readerSubjects: [{ kind: 'ServiceAccount', name: 'prometheus-k8s', namespace: 'monitoring' }],
           serviceMonitor: { enabled: true },
         },
       },
     });
     const cfg = parseConfig([], resolvedEnv(operatorContainer(docs), 'p', NS));
-    assert.deepEqual([cfg.metricsSecure, cfg.metricsCertDir], [true, undefined], 'self-signed at start');
+    assert.deepEqual([cfg.metricsSecure, cfg.metricsCertDir], [true, undefined], 'secure by default, self-signed at start');
     const auth = only<V1ClusterRole>(docs, 'ClusterRole', `${FULLNAME}-metrics-auth`);
     assert.deepEqual(plain(auth.rules), [
       { apiGroups: ['authentication.k8s.io'], resources: ['tokenreviews'], verbs: ['create'] },
@@ -706,15 +715,25 @@ describe('helm template, the knobs users expect (cert-manager, ingress-nginx, ku
     assert.deepEqual(plain(reader.rules), [{ nonResourceURLs: ['/metrics'], verbs: ['get'] }]);
     const readerBinding = only<V1ClusterRoleBinding>(docs, 'ClusterRoleBinding', `${FULLNAME}-metrics-reader`);
     assert.deepEqual(plain(readerBinding.subjects), [{ kind: 'ServiceAccount', name: 'prometheus-k8s', namespace: 'monitoring' }]);
+    // The scraper: a ServiceAccount, its token Secret (filled in by the token controller), bound to the reader role.
+    const scraper = `${FULLNAME}-metrics-scraper`;
+    const sa = only<V1ServiceAccount>(docs, 'ServiceAccount', scraper);
+    assert.deepEqual([sa.metadata?.namespace, sa.automountServiceAccountToken], [NS, false]);
+    const secret = only(docs, 'Secret', scraper) as Manifest & { type?: string };
+    assert.deepEqual([secret.metadata?.namespace, secret.type, secret.metadata?.annotations], [NS, 'kubernetes.io/service-account-token', { 'kubernetes.io/service-account.name': scraper }]);
+    const scraperBinding = only<V1ClusterRoleBinding>(docs, 'ClusterRoleBinding', scraper);
+    assert.deepEqual(plain(scraperBinding.roleRef), { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: `${FULLNAME}-metrics-reader` });
+    assert.deepEqual(plain(scraperBinding.subjects), [{ kind: 'ServiceAccount', name: scraper, namespace: NS }]);
     const sm = only(docs, 'ServiceMonitor') as Manifest & { spec: { endpoints: Array<Record<string, unknown>> } };
     const ep = sm.spec.endpoints[0] ?? {};
-    assert.deepEqual([ep.scheme, ep.bearerTokenFile, ep.tlsConfig], ['https', '/var/run/secrets/kubernetes.io/serviceaccount/token', { insecureSkipVerify: true }]);
+    assert.deepEqual([ep.scheme, ep.authorization, ep.tlsConfig], ['https', { type: 'Bearer', credentials: { name: scraper, key: 'token' } }, { insecureSkipVerify: true }]);
+    assert.equal(ep.bearerTokenFile, undefined, 'no deprecated bearerTokenFile');
 
     // With a certificate Secret: mounted, handed to the operator, and verified by Prometheus.
     const withCert = await renderChart({
       release: RELEASE,
       namespace: NS,
-      values: { metrics: { secure: true, certSecret: 'metrics-tls', serviceMonitor: { enabled: true } } },
+      values: { metrics: { certSecret: 'metrics-tls', serviceMonitor: { enabled: true } } },
     });
     const c = operatorContainer(withCert);
     assert.equal(parseConfig([], resolvedEnv(c, 'p', NS)).metricsCertDir, '/etc/secondcron/metrics-certs');
@@ -725,9 +744,28 @@ describe('helm template, the knobs users expect (cert-manager, ingress-nginx, ku
     assert.deepEqual(smCert.spec.endpoints[0]?.tlsConfig, { serverName: `${FULLNAME}-metrics.${NS}.svc`, ca: { secret: { name: 'metrics-tls', key: 'ca.crt' } } });
     assert.equal(ofKind(withCert, 'ClusterRoleBinding').filter((b) => b.metadata?.name === `${FULLNAME}-metrics-reader`).length, 0, 'no reader binding without subjects');
 
-    // The default stays plain HTTP with no extra RBAC.
-    const plainDocs = await renderChart({ release: RELEASE, namespace: NS });
+    // metrics.secure=false switches back to plain HTTP, with no extra RBAC and no scraper.
+    const plainDocs = await renderChart({ release: RELEASE, namespace: NS, values: { metrics: { secure: false, serviceMonitor: { enabled: true } } } });
+    assert.equal(parseConfig([], resolvedEnv(operatorContainer(plainDocs), 'p', NS)).metricsSecure, false);
     assert.equal(ofKind(plainDocs, 'ClusterRole').filter((r) => /-metrics-(auth|reader)$/.test(r.metadata?.name ?? '')).length, 0);
+    assert.deepEqual(ofKind(plainDocs, 'ServiceAccount').map((a) => a.metadata?.name), [FULLNAME]);
+    const plainEp = (only(plainDocs, 'ServiceMonitor') as Manifest & { spec: { endpoints: Array<Record<string, unknown>> } }).spec.endpoints[0] ?? {};
+    assert.deepEqual([plainEp.scheme, plainEp.authorization, plainEp.tlsConfig], [undefined, undefined, undefined]);
+  });
+
+  test('metrics.secure with the ServiceMonitor in another namespace: the scraper and the CA Secret are looked for there', async () => {
+    const elsewhere = { certSecret: 'metrics-tls', serviceMonitor: { enabled: true, namespace: 'monitoring' } };
+    const refused = await templateChart({ release: RELEASE, namespace: NS, values: { metrics: elsewhere } });
+    assert.notEqual(refused.code, 0, 'a CA Secret reference that cannot resolve is refused');
+    assert.match(refused.stderr, /metrics.serviceMonitor.caSecret is needed: the ServiceMonitor is in namespace monitoring, and prometheus-operator reads its CA Secret there, but metrics.certSecret metrics-tls is in /);
+    const docs = await renderChart({ release: RELEASE, namespace: NS, values: { metrics: { ...elsewhere, serviceMonitor: { ...elsewhere.serviceMonitor, caSecret: 'secondcron-ca' } } } });
+    const sm = only(docs, 'ServiceMonitor') as Manifest & { spec: { endpoints: Array<Record<string, unknown>> } };
+    assert.equal(sm.metadata?.namespace, 'monitoring');
+    assert.deepEqual(sm.spec.endpoints[0]?.tlsConfig, { serverName: `${FULLNAME}-metrics.${NS}.svc`, ca: { secret: { name: 'secondcron-ca', key: 'ca.crt' } } });
+    const scraper = `${FULLNAME}-metrics-scraper`;
+    assert.equal(only(docs, 'ServiceAccount', scraper).metadata?.namespace, 'monitoring');
+    assert.equal(only(docs, 'Secret', scraper).metadata?.namespace, 'monitoring', 'the credentials Secret is where prometheus-operator reads it');
+    assert.deepEqual(plain(only<V1ClusterRoleBinding>(docs, 'ClusterRoleBinding', scraper).subjects), [{ kind: 'ServiceAccount', name: scraper, namespace: 'monitoring' }]);
   });
 
   test('NetworkPolicy: ingress only to the metrics and health ports, egress only to the API server and DNS', async () => {
@@ -779,7 +817,8 @@ describe('helm template, umbrella-chart globals and cert-manager\'s knobs', () =
 
   test('global.commonLabels on every chart object and the pods, under the chart\'s own commonLabels', async () => {
     const docs = (await docsP).filter((d) => !['ConfigMap', 'Secret'].includes(d.kind ?? ''));
-    assert.equal(docs.length, 12);
+    // 12 with metrics.secure=false; the secure default adds the authentication delegation and reader RBAC.
+    assert.equal(docs.length, 15);
     for (const d of docs) assert.deepEqual([d.metadata?.labels?.team, d.metadata?.labels?.tier], ['platform', 'ops'], `${d.kind}/${d.metadata?.name}`);
     const podLabels = only<V1Deployment>(docs, 'Deployment').spec?.template.metadata?.labels;
     assert.deepEqual([podLabels?.team, podLabels?.tier], ['platform', 'ops']);
@@ -835,7 +874,7 @@ describe('helm template, umbrella-chart globals and cert-manager\'s knobs', () =
       TEST_METRICS_HOST_ENV: 'SC_SECONDCRON_METRICS_SERVICE_HOST',
       TEST_METRICS_DNS: `${FULLNAME}-metrics.${NS}.svc`,
       TEST_METRICS_PORT: '8080',
-      TEST_METRICS_SECURE: 'false',
+      TEST_METRICS_SECURE: 'true',
     });
     const off = await renderChart({ values: { tests: { enabled: false } } });
     assert.equal(ofKind(off, 'Pod').length, 0);

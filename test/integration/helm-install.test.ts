@@ -170,7 +170,7 @@ describe('helm install / upgrade / uninstall on a real API server', () => {
     const got = JSON.parse(await kubectlOk(['get', '-f', '-', '-o', 'json'], manifest)) as { items: Manifest[] };
     const key = (o: Manifest): string => `${o.kind}/${o.metadata?.namespace ?? ''}/${o.metadata?.name}`;
     assert.deepEqual(got.items.map(key).sort(), rendered.map(key).sort());
-    assert.equal(rendered.length, 11);
+    assert.equal(rendered.length, 14); // 11, and secure metrics' two ClusterRoles and one binding
     for (const o of got.items) assert.equal(o.metadata?.annotations?.['meta.helm.sh/release-name'], RELEASE, key(o));
 
     const crd = await getJson<V1CustomResourceDefinition>(['get', 'crd', 'secondcronjobs.secondcron.io']);
@@ -261,6 +261,9 @@ describe('helm install / upgrade / uninstall on a real API server', () => {
       { verb: 'create', resource: 'leases.coordination.k8s.io', namespace: RELEASE_NS },
       { verb: 'get', resource: 'leases.coordination.k8s.io', namespace: RELEASE_NS, name: LEASE },
       { verb: 'update', resource: 'leases.coordination.k8s.io', namespace: RELEASE_NS, name: LEASE },
+      // metrics.secure (the default): who is scraping, and may they.
+      { verb: 'create', resource: 'tokenreviews.authentication.k8s.io' },
+      { verb: 'create', resource: 'subjectaccessreviews.authorization.k8s.io' },
     ];
     const denied: Access[] = [
       { verb: 'get', resource: 'secrets', namespace: RELEASE_NS },
@@ -370,6 +373,16 @@ describe('helm install / upgrade / uninstall on a real API server', () => {
     assert.equal(await exists(['role', SA, '-n', USER_NS]), true);
     for (const kind of ['servicemonitor', 'prometheusrule']) assert.equal(await exists([kind, SA, '-n', RELEASE_NS]), true, kind);
     assert.equal(await exists(['configmap', `${SA}-dashboard`, '-n', RELEASE_NS]), true);
+    // The ServiceMonitor's credentials (metrics.secure, the default): the token controller filled in
+    // the scraper's Secret, and that token may get /metrics — tried on the API server's own
+    // /metrics, which the same non-resource rule guards.
+    const scraperToken = await eventually('the scraper token Secret filled in', async () => {
+      const secret = await getJson<{ data?: { token?: string } }>(['get', 'secret', `${SA}-metrics-scraper`, '-n', RELEASE_NS]);
+      return secret.data?.token ? Buffer.from(secret.data.token, 'base64').toString('utf8') : undefined;
+    });
+    const scraped = await cluster.kubectl(['--token', scraperToken, 'get', '--raw', '/metrics']);
+    assert.equal(scraped.code, 0, scraped.stderr);
+    assert.match(scraped.stdout, /^apiserver_request_total\{/m);
     const user = serviceAccountUser(RELEASE_NS, SA);
     assert.equal(await canI(cluster, user, { verb: 'list', resource: 'secondcronjobs.secondcron.io' }), false, 'cluster-wide list');
     assert.equal(await canI(cluster, user, { verb: 'create', resource: 'jobs.batch', namespace: OTHER_NS }), false, 'jobs elsewhere');

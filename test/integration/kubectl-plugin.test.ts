@@ -172,6 +172,56 @@ describe('kubectl secondcron', () => {
     await kubectlOk(['delete', 'scj', 'every3', '-n', ns.name]);
   });
 
+  test('an exec credential plugin with interactiveMode: Always prompts on a terminal and is refused without one, as kubectl does', async () => {
+    await applyScj(ns.name, 'prompted', { intervalSeconds: 86_400 });
+    const admin = load(readFileSync(testKubeconfig(), 'utf8')) as { clusters: { cluster: Record<string, unknown> }[]; users: { user: { token: string } }[] };
+    const credential = JSON.stringify({ apiVersion: 'client.authentication.k8s.io/v1', kind: 'ExecCredential', status: { token: admin.users[0]?.user.token } });
+    const execPlugin = file('prompt.sh', `#!/bin/sh\nprintf 'Passphrase: ' >&2\nread -r answer\n[ "$answer" = "open sesame" ] || exit 7\necho '${credential}'\n`);
+    execFileSync('chmod', ['+x', execPlugin]);
+    const k = file('exec.kubeconfig', {
+      apiVersion: 'v1',
+      kind: 'Config',
+      clusters: [{ name: 'c', cluster: admin.clusters[0]?.cluster }],
+      users: [{ name: 'u', user: { exec: { apiVersion: 'client.authentication.k8s.io/v1', command: execPlugin, interactiveMode: 'Always' } } }],
+      contexts: [{ name: 'x', context: { cluster: 'c', user: 'u', namespace: ns.name } }],
+      'current-context': 'x',
+    });
+    const notTerminal = await plugin(['history', 'prompted', '--kubeconfig', k], { namespace: false });
+    assert.equal(notTerminal.code, 1);
+    assert.match(notTerminal.stderr, /standard input is not a terminal/);
+    // util-linux `script` gives kubectl (and so the plugin and its exec plugin) a terminal as stdin.
+    const base = testEnv();
+    const shell = `${join(testBinDir(), 'kubectl')} secondcron history prompted --kubeconfig ${k}`;
+    const onTerminal = await runCommand('script', ['-qec', shell, '/dev/null'], {
+      env: { ...base, PATH: `${PLUGIN_DIR}${delimiter}${base.PATH ?? ''}` },
+      input: 'open sesame\n',
+      timeoutMs: 60_000,
+    });
+    assert.equal(onTerminal.code, 0, onTerminal.stdout + onTerminal.stderr);
+    assert.match(onTerminal.stdout, /Passphrase: /);
+    assert.match(onTerminal.stdout, /No Jobs of secondcronjob.secondcron.io\/prompted/);
+  });
+
+  test('H: plugin, status, wide column and the operator\'s Jobs agree on the hashed slots', async () => {
+    await applyScj(ns.name, 'hspread', { schedule: 'H/3 * * * * *' });
+    const printed = JSON.parse(await pluginOk(['next', 'hspread', '--count', '3', '-o', 'json'])) as { resolvedSchedule: string; next: { utc: string }[] }[];
+    const resolved = printed[0]?.resolvedSchedule ?? '';
+    assert.match(resolved, /^[0-2]-59\/3 \* \* \* \* \*$/);
+    const slots = printed[0]?.next.map((n) => Date.parse(n.utc)) ?? [];
+    assert.equal(slots.length, 3);
+    for (const s of slots) assert.equal((s / 1000) % 3, Number(resolved.split('-')[0]), 'every 3 s from the hashed offset');
+    await sleepUntil((slots[2] as number) + 2_000);
+    const created = new Set((await listJobs(ns.name, 'hspread')).map((j) => j.slotMs));
+    for (const s of slots) assert.ok(created.has(s), `a Job for ${new Date(s).toISOString()}; got ${[...created].map((c) => new Date(c).toISOString()).join(' ')}`);
+    assert.equal((await getScj<{ status?: { resolvedSchedule?: string } }>(ns.name, 'hspread')).status?.resolvedSchedule, resolved);
+    const wide = (await kubectlOk(['get', 'scj', 'hspread', '-n', ns.name, '-o', 'wide'])).split('\n');
+    assert.match(wide[0] ?? '', /^NAME\s+READY\s+REASON\s+SCHEDULE\s+RESOLVED\s+INTERVAL\s/);
+    assert.ok(wide[1]?.includes(`H/3 * * * * *   ${resolved}`), wide.join('\n'));
+    const validated = await pluginOk(['validate', '-f', file('hspread.yaml', scjManifest(ns.name, 'hspread', { schedule: 'H/3 * * * * *' }))]);
+    assert.ok(validated.includes(`: valid: cron "H/3 * * * * *" resolved to "${resolved}"`), validated);
+    await kubectlOk(['delete', 'scj', 'hspread', '-n', ns.name]);
+  });
+
   test('run: a manual Job the operator treats as its own (active list, history limit); history shows it', async () => {
     await applyScj(ns.name, 'manual', { intervalSeconds: 86_400, successfulJobsHistoryLimit: 1, jobTemplate: podTemplate({ [RUN_SECONDS_ANNOTATION]: '3' }) });
     const scj = await getScj<{ metadata: { uid: string } }>(ns.name, 'manual');

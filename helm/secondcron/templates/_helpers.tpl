@@ -122,3 +122,29 @@ create too), and records Events. Nothing else: no pods, no secrets, no CRDs.
   resources: ["events"]
   verbs: ["create", "patch"]
 {{- end }}
+
+{{/* The ServiceMonitor's namespace (Prometheus' own, if set), where its Secrets are looked up. */}}
+{{- define "secondcron.serviceMonitorNamespace" -}}
+{{- default (include "secondcron.namespace" .) .Values.metrics.serviceMonitor.namespace -}}
+{{- end }}
+
+{{/* ServiceAccount (and token Secret) whose token the ServiceMonitor scrapes /metrics with. */}}
+{{- define "secondcron.metricsScraper" -}}
+{{- printf "%s-metrics-scraper" (include "secondcron.fullname" .) -}}
+{{- end }}
+
+{{/*
+The Secret with the serving certificate's CA for the ServiceMonitor: serviceMonitor.caSecret, else
+certSecret when the ServiceMonitor is in the release namespace (prometheus-operator looks in the
+ServiceMonitor's namespace only); a ServiceMonitor elsewhere without caSecret fails the install.
+*/}}
+{{- define "secondcron.metricsCASecret" -}}
+{{- if .Values.metrics.serviceMonitor.caSecret -}}
+{{- .Values.metrics.serviceMonitor.caSecret -}}
+{{- else if and .Values.metrics.secure .Values.metrics.certSecret -}}
+{{- if ne (include "secondcron.serviceMonitorNamespace" .) (include "secondcron.namespace" .) -}}
+{{- fail (printf "metrics.serviceMonitor.caSecret is needed: the ServiceMonitor is in namespace %s, and prometheus-operator reads its CA Secret there, but metrics.certSecret %s is in %s" (include "secondcron.serviceMonitorNamespace" .) .Values.metrics.certSecret (include "secondcron.namespace" .)) -}}
+{{- end -}}
+{{- .Values.metrics.certSecret -}}
+{{- end -}}
+{{- end }}
