@@ -56,13 +56,34 @@ export function cdfPoints(values: Iterable<number>, maxPoints = 400): Array<[num
   return out;
 }
 
-/** Least-squares slope of y over x; null with fewer than 3 points or no spread in x. */
-export function slope(points: [number, number][]): number | null {
-  if (points.length < 3) return null;
+/**
+ * Least-squares slope of y over x with a step for a two-valued `role` (0 or 1) fitted beside it:
+ * y = a + b·x + c·role, b returned. A replica's heap is higher while it leads; with a handover every
+ * few minutes a plain slope would read that square wave as growth (or hide growth under it).
+ * Null with fewer than 4 points or no spread in x; without both roles it is the plain slope.
+ */
+export function slopeBesideRole(points: [number, number, 0 | 1][]): number | null {
+  if (points.length < 4) return null;
   const n = points.length;
   const mx = points.reduce((s, p) => s + p[0], 0) / n;
   const my = points.reduce((s, p) => s + p[1], 0) / n;
-  const sxx = points.reduce((s, p) => s + (p[0] - mx) ** 2, 0);
-  const sxy = points.reduce((s, p) => s + (p[0] - mx) * (p[1] - my), 0);
-  return sxx === 0 ? null : sxy / sxx;
+  const mr = points.reduce((s, p) => s + p[2], 0) / n;
+  let sxx = 0;
+  let sxr = 0;
+  let srr = 0;
+  let sxy = 0;
+  let sry = 0;
+  for (const [x, y, r] of points) {
+    const dx = x - mx;
+    const dy = y - my;
+    const dr = r - mr;
+    sxx += dx * dx;
+    sxr += dx * dr;
+    srr += dr * dr;
+    sxy += dx * dy;
+    sry += dr * dy;
+  }
+  if (srr === 0) return sxx === 0 ? null : sxy / sxx;
+  const det = sxx * srr - sxr * sxr;
+  return det === 0 ? null : (srr * sxy - sxr * sry) / det;
 }

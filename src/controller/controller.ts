@@ -37,6 +37,9 @@ export interface Leadership {
 }
 
 /** The read side of a cache. */
+/** A type, not an interface: the gauge reads it as a Record. */
+export type ScheduleCounts = { active: number; suspended: number; invalid: number };
+
 export interface Cache<T> {
   get(key: string): T | undefined;
   list(): Iterable<T>;
@@ -80,6 +83,8 @@ export class Controller {
   readonly scheduler: Scheduler;
   private readonly jobs = new JobIndex();
   private readonly records = new Map<string, ScheduleRecord>();
+  /** The last counts(), until something they are counted from changes. */
+  private scheduleCounts: ScheduleCounts | undefined;
   private readonly queue: WorkQueue;
   /** Every write goes through the fence when it is sent. */
   private readonly writes: FencedRest;
@@ -112,8 +117,14 @@ export class Controller {
   // ---- cache events -------------------------------------------------------------------------
 
   readonly scjEvents: ReflectorHandler<SecondCronJob> = {
-    added: (scj) => this.queue.add(objectKey(scj)),
-    updated: (_old, scj) => this.queue.add(objectKey(scj)),
+    added: (scj) => {
+      this.scheduleCounts = undefined;
+      this.queue.add(objectKey(scj));
+    },
+    updated: (_old, scj) => {
+      this.scheduleCounts = undefined;
+      this.queue.add(objectKey(scj));
+    },
     deleted: (scj) => this.forget(objectKey(scj)),
   };
 
@@ -148,6 +159,7 @@ export class Controller {
 
   /** The one place a schedule's state is dropped. */
   private forget(key: string): void {
+    this.scheduleCounts = undefined;
     this.scheduler.delete(key);
     this.d.creator.cancel(key);
     this.records.delete(key);
@@ -240,6 +252,7 @@ export class Controller {
     let rec = this.records.get(key);
     if (rec && rec.uid === scj.metadata.uid && rec.generation === scj.metadata.generation) return rec;
     const compiled = compileSecondCronJob(scj, this.d.wall.nowMs());
+    this.scheduleCounts = undefined;
     if (!compiled.ok) {
       this.d.log.warn('invalid schedule', { key, reason: compiled.reason, message: compiled.message });
       if (this.d.leadership.isLeader()) this.d.events.record(scj, 'Warning', compiled.reason, compiled.message);
@@ -586,8 +599,13 @@ export class Controller {
     };
   }
 
-  /** For the secondcron_schedules gauge. */
-  counts(): { active: number; suspended: number; invalid: number } {
+  /**
+   * For the secondcron_schedules gauge: counted again only after a SecondCronJob or a compiled schedule
+   * changed. Counting 10,000 on every scrape was ~20 ms each (a key string per schedule), most of an
+   * idle operator's scrape.
+   */
+  counts(): ScheduleCounts {
+    if (this.scheduleCounts) return { ...this.scheduleCounts };
     const c = { active: 0, suspended: 0, invalid: 0 };
     for (const scj of this.d.scjs.list()) {
       const compiled = this.records.get(objectKey(scj))?.compiled;
@@ -595,7 +613,8 @@ export class Controller {
       else if (scj.spec.suspend) c.suspended++;
       else c.active++;
     }
-    return c;
+    this.scheduleCounts = c;
+    return { ...c };
   }
 }
 
