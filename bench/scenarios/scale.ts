@@ -9,6 +9,7 @@
 // operator, not of the bench (issue 24).
 import type { Cluster } from '../../test/cluster/cluster.js';
 import type { OperatorProcess } from '../../test/cluster/operator-process.js';
+import type { PromSamples } from '../lib/prom-text.js';
 import { hourlySchedules } from '../lib/hourly-schedules.js';
 import { bulkCreate, createNamespace, restFor, scjManifest, scjPath } from '../lib/kube.js';
 import { finishOperator, heapSnapshot, makeOperator, procCpuSeconds, procMemoryMiB, scrape, scrapeCost } from '../lib/operator.js';
@@ -25,11 +26,21 @@ export interface ScaleResult {
   rss_sampled_mib: number | null;
   /** Start → /readyz 200 and secondcron_schedules{state="active"} == schedules, s. */
   ready_s: number | null;
-  /** Over idle_seconds, from 10 s after the operator stopped writing (process_cpu_seconds_total), % of one core. */
+  /**
+   * Steady idle: over idle_seconds, right after the first idle window (process_cpu_seconds_total), % of
+   * one core. The target is judged on this one.
+   */
   idle_cpu_pct: number | null;
   idle_seconds: number;
   /** Same window, from /proc/<pid>/stat (utime+stime): a cross-check independent of the process. */
   idle_cpu_pct_proc: number | null;
+  /**
+   * The first idle window: idle_seconds from 10 s after the operator stopped writing (the only window
+   * before issue 24). It holds V8's memory-reducer collections that follow a start-up (~0.4 s of
+   * main-thread GC at 10,000 in a profile of issue 24), once per start.
+   */
+  idle_cpu_pct_first_window: number | null;
+  idle_cpu_pct_first_window_proc: number | null;
   heap_used_mib: number | null;
   rss_idle_mib: number | null;
   heap_used_idle_mib: number | null;
@@ -127,6 +138,8 @@ export async function startScale(cluster: Cluster, opts: { schedules: number; id
     idle_cpu_pct: null,
     idle_seconds: opts.idleSeconds,
     idle_cpu_pct_proc: null,
+    idle_cpu_pct_first_window: null,
+    idle_cpu_pct_first_window_proc: null,
     heap_used_mib: null,
     rss_idle_mib: null,
     heap_used_idle_mib: null,
@@ -239,19 +252,29 @@ export async function startScale(cluster: Cluster, opts: { schedules: number; id
 
 async function measureIdle(op: OperatorProcess, prometheus: PrometheusServer, r: ScaleResult, idleSeconds: number, peak: { rss: number; heap: number }): Promise<ScaleResult> {
   const pid = op.pid as number;
-  say(`scale: ${SETTLE_MS / 1000} s to settle, then idle CPU over ${idleSeconds} s (no polling by the bench meanwhile; Prometheus scrapes every ${PROMETHEUS_INTERVAL_S} s)`);
+  say(`scale: ${SETTLE_MS / 1000} s to settle, then idle CPU over two windows of ${idleSeconds} s (no polling by the bench meanwhile; Prometheus scrapes every ${PROMETHEUS_INTERVAL_S} s)`);
   await sleep(SETTLE_MS);
-  const before = await scrape(op, 30_000).catch(() => undefined);
-  const proc0 = procCpuSeconds(pid);
-  const i0 = performance.now();
-  await sleep(idleSeconds * 1000);
-  const proc1 = procCpuSeconds(pid);
-  const i1 = performance.now();
-  const after = await scrape(op, 30_000).catch(() => undefined);
-  const wallS = (i1 - i0) / 1000;
-  const cpu = (after?.get('process_cpu_seconds_total') ?? NaN) - (before?.get('process_cpu_seconds_total') ?? NaN);
-  r.idle_cpu_pct = Number.isFinite(cpu) ? round2((cpu / wallS) * 100) : null;
-  r.idle_cpu_pct_proc = round2(((proc1 - proc0) / wallS) * 100);
+  // Two windows back to back; the bench reads only the operator's own families at their ends.
+  const window = async (): Promise<{ pct: number | null; procPct: number | null; after: PromSamples | undefined }> => {
+    const before = await scrape(op, 30_000).catch(() => undefined);
+    const proc0 = procCpuSeconds(pid);
+    const i0 = performance.now();
+    await sleep(idleSeconds * 1000);
+    const proc1 = procCpuSeconds(pid);
+    const i1 = performance.now();
+    const after = await scrape(op, 30_000).catch(() => undefined);
+    const wallS = (i1 - i0) / 1000;
+    const cpu = (after?.get('process_cpu_seconds_total') ?? NaN) - (before?.get('process_cpu_seconds_total') ?? NaN);
+    return { pct: Number.isFinite(cpu) ? round2((cpu / wallS) * 100) : null, procPct: round2(((proc1 - proc0) / wallS) * 100), after };
+  };
+  const first = await window();
+  r.idle_cpu_pct_first_window = first.pct;
+  r.idle_cpu_pct_first_window_proc = first.procPct;
+  say(`scale: first idle window ${first.pct} % (/proc ${first.procPct} %); the steady window follows`);
+  const steady = await window();
+  const after = steady.after;
+  r.idle_cpu_pct = steady.pct;
+  r.idle_cpu_pct_proc = steady.procPct;
   r.leader_losses = after?.get('secondcron_leader_transitions_total', 'direction="stopped"') ?? null;
   const mem = procMemoryMiB(pid);
   const rssIdle = after?.get('process_resident_memory_bytes') ?? mem.rss * 2 ** 20;
