@@ -22,6 +22,8 @@ export interface BenchConfig {
   failover: { schedules: number; windowS: number; settleTimeoutS: number };
   /** `0 * * * * *` vs `H * * * * *`, each side measured over `minutes` whole minutes (issue 25). */
   herd: { schedules: number; minutes: number };
+  /** Issue 21: quiet and flood windows alternating, junk bearer tokens on the secure /metrics in the flood ones. */
+  authFlood: { schedules: number; rounds: number; windowSeconds: number; junkPerWindow: number; connections: number };
 }
 
 export function benchConfig(env: NodeJS.ProcessEnv): BenchConfig {
@@ -39,6 +41,7 @@ export function benchConfig(env: NodeJS.ProcessEnv): BenchConfig {
         scheduler: { entries: 1_000, seconds: 10, alignedSeconds: 3 },
         failover: { schedules: 1_000, windowS: 30, settleTimeoutS: 90 },
         herd: { schedules: 200, minutes: 1 },
+        authFlood: { schedules: 20, rounds: 1, windowSeconds: 10, junkPerWindow: 5_000, connections: 50 },
       }
     : {
         quick,
@@ -51,5 +54,6 @@ export function benchConfig(env: NodeJS.ProcessEnv): BenchConfig {
         scheduler: { entries: 1_000, seconds: 30, alignedSeconds: 10 },
         failover: { schedules: 10_000, windowS: 60, settleTimeoutS: 300 },
         herd: { schedules: 2_000, minutes: 1 },
+        authFlood: { schedules: 20, rounds: 3, windowSeconds: 10, junkPerWindow: 5_000, connections: 50 },
       };
 }

@@ -3,7 +3,7 @@
 // never asserts: prints a table, writes bench/results/latest.json and bench/results/latency.svg.
 //
 //   BENCH_QUICK=1        reduced sizes (about 6 minutes)
-//   BENCH_ONLY=a,b       run only these scenarios (floor, steady, light, burst, scale, scheduler, failover, herd); results
+//   BENCH_ONLY=a,b       run only these scenarios (floor, steady, light, burst, scale, scheduler, failover, herd, auth_flood); results
 //                        then go to bench/results/partial.json, never over latest.json
 //   BENCH_PODS=1         Jobs run a real (kwok) pod instead of completing at once without one
 //   BENCH_CPU_PROF=dir   V8 CPU profile of every operator run into dir
@@ -28,6 +28,7 @@ import { LIGHT_NAMESPACE, runLight } from './scenarios/light.js';
 import { type ScaleRun, startScale } from './scenarios/scale.js';
 import { runFailover } from './scenarios/failover.js';
 import { runHerd } from './scenarios/herd.js';
+import { runAuthFlood } from './scenarios/auth-flood.js';
 import { runScheduler } from './scenarios/scheduler.js';
 import { STEADY_NAMESPACE, runSteady } from './scenarios/steady.js';
 import { installCrd } from '../test/cluster/crd.js';
@@ -35,7 +36,7 @@ import { installCrd } from '../test/cluster/crd.js';
 /** The user of the cluster's admin kubeconfig, which the bench, the operators and the floor client use. */
 const BENCH_USER = 'admin';
 
-const SCENARIOS = ['scheduler', 'floor', 'steady', 'light', 'scale', 'burst', 'failover', 'herd'] as const;
+const SCENARIOS = ['scheduler', 'floor', 'steady', 'light', 'scale', 'burst', 'failover', 'herd', 'auth_flood'] as const;
 type Scenario = (typeof SCENARIOS)[number];
 
 /** The repository root: the nearest directory above this file with a package.json. */
@@ -85,6 +86,7 @@ async function main(): Promise<number> {
     scheduler: failed('scheduler', notRun),
     failover: failed('failover', notRun),
     herd: failed('herd', notRun),
+    auth_flood: failed('auth_flood', notRun),
     targets: [],
   };
   const samples: RunSamples = {};
@@ -108,7 +110,7 @@ async function main(): Promise<number> {
   });
 
   let cluster: Cluster | undefined;
-  if (['floor', 'steady', 'light', 'scale', 'burst', 'failover', 'herd'].some((s) => only.has(s as Scenario))) {
+  if (['floor', 'steady', 'light', 'scale', 'burst', 'failover', 'herd', 'auth_flood'].some((s) => only.has(s as Scenario))) {
     say('starting a private control plane (etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kwok)');
     // The API server audits the bench's user (the operator runs as it, so does the floor client): the
     // requests per Job counted by the server itself (lib/audit-log.ts).
@@ -173,6 +175,12 @@ async function main(): Promise<number> {
         results.herd = r.result;
         samples.herdZero = r.samples.zero;
         samples.herdHashed = r.samples.hashed;
+      });
+      await attempt('auth_flood', async () => {
+        const r = await runAuthFlood(c, { ...cfg.authFlood, pods: cfg.pods });
+        results.auth_flood = r.result;
+        samples.authFloodQuiet = r.samples.quiet;
+        samples.authFloodFlood = r.samples.flood;
       });
     }
   } finally {

@@ -9,7 +9,8 @@
 // their Jobs are gone, the controller's map sizes are compared with those at the start.
 //
 // Pass: heap slope ≤ 1 MiB per 10 min on each replica after the warm-up (least squares over the
-// samples, beside a step for leading or following); every map back to its start size (see mapsBack); no slot of the 100 schedules without a Job outside
+// samples, beside a step for leading or following); the per-schedule maps back to their start size
+// and no other map growing (see mapGrowth); no slot of the 100 schedules without a Job outside
 // the handovers. Writes bench/results/soak.{json,svg}; exit 1 when a check fails.
 //
 //   SOAK_MINUTES (60)  SOAK_WARMUP_MINUTES (5)  SOAK_HANDOVER_MINUTES (10)
@@ -53,6 +54,8 @@ interface Sample {
   rss_mib: number;
   heap_mib: number;
   leader: boolean;
+  /** secondcron_controller_entries{map} of this replica. */
+  maps: Record<string, number>;
 }
 
 /** The controller's map sizes as exported (secondcron_controller_entries{map}); empty when the build has none. */
@@ -66,29 +69,40 @@ function slopePer10Min(points: [number, number, 0 | 1][]): number | null {
   return s === null ? null : s * 10;
 }
 
-/** Maps with one entry per schedule: back to exactly their start size. */
+/** Maps with one entry per schedule: back to exactly their start size once the churned ones are gone. */
 const PER_SCHEDULE_MAPS = new Set(['records', 'scheduler_entries']);
 /** Map sizes read this many times, SAMPLE_MS apart, at the start and at the end. */
 const MAP_READS = 6;
 
+/** Per-schedule maps: every read at the start and at the end the same size. */
+function perScheduleMapsBack(start: Record<string, number>[], end: Record<string, number>[]): boolean | null {
+  const sizes = [...start, ...end];
+  if (start.length === 0 || end.length === 0) return null;
+  return [...PER_SCHEDULE_MAPS].every((k) => sizes.every((r) => r[k] === start[0]?.[k]));
+}
+
 /**
- * Maps about Jobs in flight (the Job cache, expected and deleting Jobs, creates, waiting reconciles,
- * written statuses) move every second with 100 schedules at 1 s: "back to its size" is judged as the
- * largest of MAP_READS reads at the end not above the largest at the start. Per-schedule maps must
- * equal their start size in every read.
+ * Every other map (the Job cache, expected and deleting Jobs, creates, waiting reconciles, written
+ * statuses) moves every second at 100 Jobs/s, so "back to its size" is judged as no growth: the
+ * least-squares trend of each replica's samples after the warm-up (beside its leader/follower step),
+ * times the measured minutes, stays under max(10 entries, 10 % of the map's mean size).
  */
-function mapsBack(start: Record<string, number>[], end: Record<string, number>[]): { back: boolean | null; start_max: Record<string, number>; end_max: Record<string, number> } {
-  const max = (reads: Record<string, number>[]): Record<string, number> => {
-    const out: Record<string, number> = {};
-    for (const r of reads) for (const [k, v] of Object.entries(r)) out[k] = Math.max(out[k] ?? v, v);
-    return out;
-  };
-  const [startMax, endMax] = [max(start), max(end)];
-  if (Object.keys(startMax).length === 0 || end.length === 0) return { back: null, start_max: startMax, end_max: endMax };
-  const back = Object.entries(startMax).every(([k, v]) =>
-    PER_SCHEDULE_MAPS.has(k) ? [...start, ...end].every((r) => r[k] === v) : (endMax[k] ?? Number.POSITIVE_INFINITY) <= v,
-  );
-  return { back, start_max: startMax, end_max: endMax };
+function mapGrowth(samples: Sample[], minutes: number): { map: string; replica: string; mean: number; growth: number; limit: number; ok: boolean }[] {
+  const out: { map: string; replica: string; mean: number; growth: number; limit: number; ok: boolean }[] = [];
+  const replicas = [...new Set(samples.map((x) => x.replica))];
+  const maps = [...new Set(samples.flatMap((x) => Object.keys(x.maps)))].filter((k) => !PER_SCHEDULE_MAPS.has(k));
+  for (const replica of replicas) {
+    const mine = samples.filter((x) => x.replica === replica);
+    for (const map of maps) {
+      const points = mine.filter((x) => x.maps[map] !== undefined).map((x): [number, number, 0 | 1] => [x.t_min, x.maps[map] as number, x.leader ? 1 : 0]);
+      const perMin = slopeBesideRole(points);
+      const mean = points.reduce((a, p) => a + p[1], 0) / Math.max(1, points.length);
+      const growth = perMin === null ? 0 : perMin * minutes;
+      const limit = Math.max(10, 0.1 * mean);
+      out.push({ map, replica, mean: round2(mean) as number, growth: round2(growth) as number, limit: round2(limit) as number, ok: perMin !== null && growth <= limit });
+    }
+  }
+  return out;
 }
 
 /** MAP_READS reads of the leader's map sizes, SAMPLE_MS apart (a read without a leader is skipped). */
@@ -161,6 +175,7 @@ async function main(): Promise<number> {
             rss_mib: round2((m.get('process_resident_memory_bytes') ?? 0) / 2 ** 20) as number,
             heap_mib: round2((m.get('nodejs_heap_size_used_bytes') ?? 0) / 2 ** 20) as number,
             leader: m.get('secondcron_leader') === 1,
+            maps: mapSizes(m),
           });
         }
         if (samples.length % 60 < replicas.length) say(`  t=${atMin(now)} min ${samples.slice(-replicas.length).map((s) => `${s.replica}${s.leader ? '*' : ''} RSS ${s.rss_mib} heap ${s.heap_mib}`).join('; ')} MiB; Jobs seen ${w.seen.length}`);
@@ -196,8 +211,8 @@ async function main(): Promise<number> {
     }, 120_000, 2_000);
     await sleep(10_000);
     const endMaps = await readMaps(leaderOf);
-    const maps = mapsBack(startMaps, endMaps);
-    say(`soak: churned resources gone: ${churnGone}; controller maps, largest of ${MAP_READS} reads at the start ${JSON.stringify(maps.start_max)}, at the end ${JSON.stringify(maps.end_max)}`);
+    const perScheduleBack = perScheduleMapsBack(startMaps, endMaps);
+    say(`soak: churned resources gone: ${churnGone}; controller maps at the start ${JSON.stringify(startMaps.at(-1) ?? {})}, at the end ${JSON.stringify(endMaps.at(-1) ?? {})}`);
 
     // Slots of the 100 schedules without a Job, outside the handovers (and the last seconds, still in flight).
     const firstSlot = Math.ceil((t0 + warmupMin * 60_000) / 1000) * 1000;
@@ -226,9 +241,12 @@ async function main(): Promise<number> {
       const rss = slopePer10Min(mine.map((s) => [s.t_min, s.rss_mib, s.leader ? 1 : 0]));
       return { replica: op.identity ?? '?', samples: mine.length, heap_slope_mib_per_10min: heap === null ? null : round2(heap), rss_slope_mib_per_10min: rss === null ? null : round2(rss), rss_max_mib: Math.max(...mine.map((s) => s.rss_mib)), heap_max_mib: Math.max(...mine.map((s) => s.heap_mib)) };
     });
+    const measured = samples.filter((x) => x.t_min >= warmupMin);
+    const growth = mapGrowth(measured, minutes - warmupMin);
     const checks = {
       heap_slope: perReplica.every((r) => r.heap_slope_mib_per_10min !== null && r.heap_slope_mib_per_10min <= SLOPE_LIMIT_MIB_PER_10MIN),
-      maps_back_to_start: maps.back,
+      per_schedule_maps_back_to_start: perScheduleBack,
+      no_map_grows: growth.length > 0 ? growth.every((g) => g.ok) : null,
       no_missed_slot_outside_handovers: missed === 0,
       no_duplicates: duplicates === 0,
     };
@@ -247,8 +265,7 @@ async function main(): Promise<number> {
       replicas: perReplica,
       maps_start: startMaps,
       maps_end: endMaps,
-      maps_start_max: maps.start_max,
-      maps_end_max: maps.end_max,
+      map_growth: growth,
       churned_resources_gone: churnGone,
       slots_expected: expected,
       slots_missed: missed,

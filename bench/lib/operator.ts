@@ -41,7 +41,7 @@ export function operatorNodeOptions(): string {
 }
 
 /** `identity` tells replicas of one namespace apart (the failover scenario runs three). */
-export function makeOperator(cluster: Cluster, namespace: string, identity = `bench-${namespace}`): OperatorProcess {
+export function makeOperator(cluster: Cluster, namespace: string, identity = `bench-${namespace}`, extraArgs: string[] = []): OperatorProcess {
   const profDir = process.env.BENCH_CPU_PROF ? resolve(process.env.BENCH_CPU_PROF) : undefined;
   if (profDir) mkdirSync(profDir, { recursive: true });
   const snapDir = heapSnapshotDir();
@@ -63,7 +63,7 @@ export function makeOperator(cluster: Cluster, namespace: string, identity = `be
     mainJs: process.env.BENCH_OPERATOR_MAIN ? resolve(process.env.BENCH_OPERATOR_MAIN) : OPERATOR_MAIN,
     logLevel: 'info',
     // BENCH_OPERATOR_ARGS: extra operator flags (space-separated), e.g. --per-schedule-metrics=false.
-    args: ['--leader-election-namespace', namespace, ...(process.env.BENCH_OPERATOR_ARGS ?? '').split(' ').filter(Boolean)],
+    args: ['--leader-election-namespace', namespace, ...extraArgs, ...(process.env.BENCH_OPERATOR_ARGS ?? '').split(' ').filter(Boolean)],
   });
 }
 

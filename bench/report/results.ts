@@ -1,6 +1,7 @@
 // bench/results/latest.json: one object, scenario → figures, plus machine and versions. The names
 // the issue fixes (floor.p50_ms, steady.missed, burst.ratio_last, …) are always present; a scenario
 // that failed has them null and says why in `error`.
+import type { AuthFloodResult } from '../scenarios/auth-flood.js';
 import type { BurstResult } from '../scenarios/burst.js';
 import type { FailoverResult } from '../scenarios/failover.js';
 import type { FloorResult } from '../scenarios/floor.js';
@@ -36,6 +37,7 @@ export interface Results {
   scheduler: SchedulerResult | Failed;
   failover: FailoverResult | Failed;
   herd: HerdResult | Failed;
+  auth_flood: AuthFloodResult | Failed;
   targets: Target[];
 }
 
@@ -49,6 +51,7 @@ export const FIXED = {
   scheduler: ['p50_ms', 'p99_ms'],
   failover: ['schedules', 'takeover_ms', 'first_job_ms', 'writes_60s'],
   herd: ['schedules', 'zero', 'hashed', 'p99_ratio', 'max_ratio'],
+  auth_flood: ['schedules', 'quiet', 'flood', 'p50_ratio', 'p99_ratio', 'answers'],
 } as const;
 
 export function failed(scenario: keyof typeof FIXED, err: unknown): Failed {

@@ -18,6 +18,8 @@ export interface Figures {
   ratioLast: number | null;
   scale: { rss: number | null; ready: number | null; idleCpu: number | null };
   schedulerP99: number | null;
+  /** Flood p99 / quiet p99 of the auth_flood scenario (issue 21). */
+  authFloodP99Ratio: number | null;
   /** Not judged (null) when the start-up writes were not over before the kill. */
   failover: { nonCanaryWrites: number | null; schedules: number | null };
 }
@@ -51,6 +53,7 @@ export function judgeTargets(f: Figures): Target[] {
     { scenario: 'scale', figure: 'idle CPU', value: f.scale.idleCpu, unit: '%', target: '≤ 1 %', met: judge(f.scale.idleCpu, (v) => v <= 1) },
     { scenario: 'scheduler', figure: 'lateness p99', value: f.schedulerP99, unit: 'ms', target: '≤ 2 ms', met: judge(f.schedulerP99, (v) => v <= 2) },
     failoverTarget(f.failover),
+    { scenario: 'auth_flood', figure: 'p99 flood / quiet', value: f.authFloodP99Ratio, unit: '×', target: '≤ 1.10×', met: judge(f.authFloodP99Ratio, (v) => v <= 1.1) },
   ];
 }
 

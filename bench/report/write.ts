@@ -20,6 +20,8 @@ export interface RunSamples {
   scheduler?: number[];
   herdZero?: number[];
   herdHashed?: number[];
+  authFloodQuiet?: number[];
+  authFloodFlood?: number[];
 }
 
 const num = (r: object, k: string): number | null => {
@@ -46,6 +48,7 @@ export function judge(results: Results): void {
     ratioLast: num(results.burst, 'ratio_last'),
     scale: { rss: num(results.scale, 'rss_mib'), ready: num(results.scale, 'ready_s'), idleCpu: num(results.scale, 'idle_cpu_pct') },
     schedulerP99: num(results.scheduler, 'p99_ms'),
+    authFloodP99Ratio: num(results.auth_flood, 'p99_ratio'),
     failover: {
       nonCanaryWrites: isFailed(results.failover) || !results.failover.settled ? null : results.failover.writes_60s_non_canary,
       schedules: num(results.failover, 'schedules'),
@@ -72,6 +75,8 @@ export function writeResults(dir: string, partial: boolean, results: Results, sa
     { label: `scheduler alone: timer lateness, ${c.scheduler.entries}/s`, samples: samples.scheduler ?? [], color: '#9467bd' },
     { label: `herd: ${c.herd.schedules} × "0 * * * * *"`, samples: samples.herdZero ?? [], color: '#8c564b' },
     { label: `herd: ${c.herd.schedules} × "H * * * * *"`, samples: samples.herdHashed ?? [], color: '#e377c2' },
+    { label: `auth_flood: ${c.authFlood.schedules} × 1 s, quiet windows`, samples: samples.authFloodQuiet ?? [], color: '#bcbd22' },
+    { label: `auth_flood: ${c.authFlood.schedules} × 1 s, ${c.authFlood.junkPerWindow} junk tokens per ${c.authFlood.windowSeconds} s`, samples: samples.authFloodFlood ?? [], color: '#7f7f7f' },
   ];
   const subtitle = `${results.commit.slice(0, 12)} · ${results.date.slice(0, 16)}Z · ${c.quick ? 'QUICK' : 'full'} · ${m.cores}× ${m.cpu_model} · ${m.k8s_version} · load ${m.load_start[0]}`;
   writeFileSync(svgPath, latencySvg('secondcron bench: latency distributions (CDF)', subtitle, series));

@@ -327,12 +327,17 @@ export class Controller {
 
   /** Deletes every Job (accepted deletes are remembered); throws the first failure after all were tried. */
   private async deleteJobs(scj: SecondCronJob, rec: ScheduleRecord, jobs: readonly Job[], why: string): Promise<void> {
+    const key = objectKey(scj);
     const results = await Promise.allSettled(
       jobs
         .filter((job) => !rec.ledger.deleting.has(job.metadata.name))
         .map(async (job) => {
           await deleteJob(this.writes, job);
-          rec.ledger.deleteAccepted(job);
+          // The watch often shows the Job gone before the answer comes (or it was gone already: a 404
+          // counts as done). Remembered then, its name would never leave the set: `make soak` saw it
+          // grow by ~10 names a second at 100 Jobs/s.
+          const name = job.metadata.name;
+          if (this.jobs.has(key, name) || rec.ledger.expected.has(name)) rec.ledger.deleteAccepted(job);
           this.d.events.record(scj, 'Normal', 'SuccessfulDelete', `Deleted job ${job.metadata.name} (${why})`);
         }),
     );

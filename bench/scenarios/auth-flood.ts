@@ -1,0 +1,130 @@
+// Scenario auth_flood (issue 21): does a flood of junk bearer tokens on the secure /metrics move the
+// trigger latency? N SecondCronJobs at intervalSeconds 1 under one operator with --metrics-secure
+// (its own self-signed certificate; a TokenReview and a SubjectAccessReview per token, at most 4 at
+// a time, the rest answered 503). Rounds of a quiet window and then a flood window of the same
+// length, alternating, so that drift on a noisy machine falls on both sides: in each flood window
+// 50 keep-alive connections send 5,000 distinct junk tokens spread evenly over it. Latency is slot →
+// watch arrival of the Jobs whose slots fall in each kind of window (JobWatcher, as steady).
+// test/integration/metrics-auth-load.test.ts asserts the cap and the answers on the real control
+// plane; this measures what the flood costs the schedules. Target: flood p99 ≤ 1.10 × quiet p99.
+import { randomBytes } from 'node:crypto';
+
+import { Agent, request } from 'undici';
+
+import type { Cluster } from '../../test/cluster/cluster.js';
+import { JobWatcher } from '../../test/cluster/job-watcher.js';
+import { bulkCreate, createNamespace, restFor, scjManifest, scjPath } from '../lib/kube.js';
+import { finishOperator, makeOperator } from '../lib/operator.js';
+import { say, sleepUntil, waitUntil } from '../lib/progress.js';
+import { type Summary, round2, summarize } from '../lib/stats.js';
+
+export const AUTH_FLOOD_NAMESPACE = 'bench-auth-flood';
+
+export interface AuthFloodResult {
+  schedules: number;
+  rounds: number;
+  window_s: number;
+  /** Junk requests per flood window, and the connections they share. */
+  junk_per_window: number;
+  connections: number;
+  quiet: Summary;
+  flood: Summary;
+  /** flood / quiet, two decimals. */
+  p50_ratio: number | null;
+  p99_ratio: number | null;
+  /** The answers to the junk requests, by status (401: reviewed and refused; 503: over the cap). */
+  answers: Record<string, number>;
+  /** How long each flood took to send (it is paced to the window; longer means the operator answered slowly). */
+  flood_ms: number[];
+  expected: number;
+  seen: number;
+  duplicates: number;
+  missed: number;
+}
+
+export async function runAuthFlood(
+  cluster: Cluster,
+  opts: { schedules: number; rounds: number; windowSeconds: number; junkPerWindow: number; connections: number; pods: boolean },
+): Promise<{ result: AuthFloodResult; samples: { quiet: number[]; flood: number[] } }> {
+  const rest = restFor(cluster.kubeconfigPath);
+  await createNamespace(rest, AUTH_FLOOD_NAMESPACE);
+  const op = makeOperator(cluster, AUTH_FLOOD_NAMESPACE, `bench-${AUTH_FLOOD_NAMESPACE}`, ['--metrics-secure']);
+  await op.start();
+  await op.ready(60_000);
+  const watcher = await new JobWatcher({ kubeconfigPath: cluster.kubeconfigPath, namespace: AUTH_FLOOD_NAMESPACE }).start();
+  const junk = new Agent({ connect: { rejectUnauthorized: false }, connections: opts.connections, pipelining: 1 });
+  try {
+    const names = Array.from({ length: opts.schedules }, (_, i) => `tick-${String(i).padStart(3, '0')}`);
+    await bulkCreate(rest, scjPath(AUTH_FLOOD_NAMESPACE), names.map((n) => scjManifest(AUTH_FLOOD_NAMESPACE, n, { intervalSeconds: 1 }, opts.pods)), 16);
+    const warm = await waitUntil(() => new Set(watcher.seen.map((j) => j.owner)).size >= opts.schedules, 60_000, 200);
+    if (!warm) throw new Error(`only ${new Set(watcher.seen.map((j) => j.owner)).size} of ${opts.schedules} schedules fired within 60 s`);
+
+    const windowMs = opts.windowSeconds * 1000;
+    const start = Math.ceil(Date.now() / 1000) * 1000 + 2_000;
+    const windows: { kind: 'quiet' | 'flood'; from: number; to: number }[] = [];
+    for (let r = 0; r < opts.rounds; r++) {
+      const q = start + r * 2 * windowMs;
+      windows.push({ kind: 'quiet', from: q, to: q + windowMs }, { kind: 'flood', from: q + windowMs, to: q + 2 * windowMs });
+    }
+    say(`auth_flood: ${opts.rounds} rounds of ${opts.windowSeconds} s quiet + ${opts.windowSeconds} s of ${opts.junkPerWindow} junk tokens over ${opts.connections} connections`);
+    const answers = new Map<number, number>();
+    const floodMs: number[] = [];
+    const perConnection = Math.ceil(opts.junkPerWindow / opts.connections);
+    for (const w of windows.filter((x) => x.kind === 'flood')) {
+      await sleepUntil(w.from);
+      const t0 = Date.now();
+      await Promise.all(
+        Array.from({ length: opts.connections }, async (_, c) => {
+          for (let i = 0; i < perConnection && c * perConnection + i < opts.junkPerWindow; i++) {
+            await sleepUntil(w.from + (i * windowMs) / perConnection);
+            const res = await request(`https://127.0.0.1:${op.metricsPort}/metrics`, {
+              headers: { authorization: `Bearer junk-${c}-${i}-${randomBytes(8).toString('hex')}` },
+              dispatcher: junk,
+            }).catch(() => undefined);
+            await res?.body.dump();
+            const status = res?.statusCode ?? 0;
+            answers.set(status, (answers.get(status) ?? 0) + 1);
+          }
+        }),
+      );
+      floodMs.push(Date.now() - t0);
+    }
+    const last = windows[windows.length - 1] as { to: number };
+    // Every slot of the last window has had time to be created and seen.
+    await sleepUntil(last.to + 5_000);
+
+    const inside = (kind: 'quiet' | 'flood', slotMs: number): boolean => windows.some((w) => w.kind === kind && slotMs >= w.from && slotMs < w.to);
+    const owners = new Set(names);
+    const measured = watcher.seen.filter((j) => owners.has(j.owner) && (inside('quiet', j.slotMs) || inside('flood', j.slotMs)));
+    const latencies = (kind: 'quiet' | 'flood'): number[] => measured.filter((j) => inside(kind, j.slotMs)).map((j) => j.arrivedMs - j.slotMs);
+    const [quietMs, floodLatencies] = [latencies('quiet'), latencies('flood')];
+    const quiet = summarize(quietMs);
+    const flood = summarize(floodLatencies);
+    const ratio = (a: number | null, b: number | null): number | null => (a === null || b === null || b === 0 ? null : round2(a / b));
+    const expected = opts.schedules * opts.rounds * 2 * opts.windowSeconds;
+    const seenSlots = new Set(measured.map((j) => `${j.owner}@${j.slotMs}`));
+    const result: AuthFloodResult = {
+      schedules: opts.schedules,
+      rounds: opts.rounds,
+      window_s: opts.windowSeconds,
+      junk_per_window: opts.junkPerWindow,
+      connections: opts.connections,
+      quiet,
+      flood,
+      p50_ratio: ratio(flood.p50_ms, quiet.p50_ms),
+      p99_ratio: ratio(flood.p99_ms, quiet.p99_ms),
+      answers: Object.fromEntries([...answers].sort(([a], [b]) => a - b).map(([k, v]) => [String(k), v])),
+      flood_ms: floodMs,
+      expected,
+      seen: seenSlots.size,
+      duplicates: measured.length - seenSlots.size,
+      missed: expected - seenSlots.size,
+    };
+    say(`auth_flood: quiet p50 ${quiet.p50_ms} p99 ${quiet.p99_ms} ms; flood p50 ${flood.p50_ms} p99 ${flood.p99_ms} ms (p99 ×${result.p99_ratio}); answers ${JSON.stringify(result.answers)}; floods took ${floodMs.join(', ')} ms`);
+    return { result, samples: { quiet: quietMs, flood: floodLatencies } };
+  } finally {
+    await junk.close();
+    watcher.stop();
+    await finishOperator(op);
+  }
+}
