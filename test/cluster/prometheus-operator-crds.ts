@@ -1,4 +1,4 @@
-// The ServiceMonitor and PrometheusRule CRDs exactly as prometheus-operator releases them, so the
+// The ServiceMonitor, PodMonitor and PrometheusRule CRDs exactly as prometheus-operator releases them, so the
 // chart's monitoring objects are validated by their real schemas (not stand-ins). They come from the
 // Go module proxy (the module's example/prometheus-operator-crd/ holds the generated CRDs) and are
 // cached beside the control-plane binaries, outside the clone: nothing generated is vendored.
@@ -10,9 +10,9 @@ import { runCommand } from './run-command.js';
 
 export const PROMETHEUS_OPERATOR_MODULE = 'github.com/prometheus-operator/prometheus-operator';
 export const PROMETHEUS_OPERATOR_VERSION = 'v0.85.0';
-const FILES = ['monitoring.coreos.com_servicemonitors.yaml', 'monitoring.coreos.com_prometheusrules.yaml'] as const;
+const FILES = ['monitoring.coreos.com_servicemonitors.yaml', 'monitoring.coreos.com_podmonitors.yaml', 'monitoring.coreos.com_prometheusrules.yaml'] as const;
 
-/** Paths of the two CRD files in the cache, downloading the module once if they are not there yet. */
+/** Paths of the CRD files in the cache, downloading the module once if they are not there yet. */
 export async function prometheusOperatorCrds(env: NodeJS.ProcessEnv = process.env): Promise<string[]> {
   const dir = join(env.SECONDCRON_CACHE ?? join(homedir(), '.cache', 'secondcron'), 'prometheus-operator-crds', PROMETHEUS_OPERATOR_VERSION);
   const paths = FILES.map((f) => join(dir, f));

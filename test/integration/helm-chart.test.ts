@@ -414,8 +414,8 @@ describe('helm template, default values', async () => {
     assert.match(JSON.stringify(rendered.spec), /has\(self\.schedule\) != has\(self\.intervalSeconds\)/);
   });
 
-  test('no ServiceMonitor, PrometheusRule or dashboard unless asked for', () => {
-    for (const kind of ['ServiceMonitor', 'PrometheusRule', 'ConfigMap']) assert.equal(ofKind(docs, kind).length, 0, kind);
+  test('no ServiceMonitor, PodMonitor, PrometheusRule or dashboard unless asked for', () => {
+    for (const kind of ['ServiceMonitor', 'PodMonitor', 'PrometheusRule', 'ConfigMap']) assert.equal(ofKind(docs, kind).length, 0, kind);
   });
 });
 
@@ -751,6 +751,33 @@ describe('helm template, the knobs users expect (cert-manager, ingress-nginx, ku
     assert.deepEqual(ofKind(plainDocs, 'ServiceAccount').map((a) => a.metadata?.name), [FULLNAME]);
     const plainEp = (only(plainDocs, 'ServiceMonitor') as Manifest & { spec: { endpoints: Array<Record<string, unknown>> } }).spec.endpoints[0] ?? {};
     assert.deepEqual([plainEp.scheme, plainEp.authorization, plainEp.tlsConfig], [undefined, undefined, undefined]);
+  });
+
+  test('metrics.podMonitor: the same endpoint on the pods instead of the Service; the scraper for it; never both', async () => {
+    const values = { metrics: { podMonitor: { enabled: true }, serviceMonitor: { namespace: 'monitoring', interval: '1m', caSecret: 'prom-ca' }, certSecret: 'metrics-tls' } };
+    const docs = await renderChart({ release: RELEASE, namespace: NS, values });
+    assert.equal(ofKind(docs, 'ServiceMonitor').length, 0);
+    const pm = only(docs, 'PodMonitor') as Manifest & {
+      spec: { selector: { matchLabels: Record<string, string> }; namespaceSelector: { matchNames: string[] }; podMetricsEndpoints: Array<Record<string, unknown>> };
+    };
+    assert.deepEqual([pm.apiVersion, pm.metadata?.namespace, pm.spec.namespaceSelector.matchNames], ['monitoring.coreos.com/v1', 'monitoring', [NS]]);
+    const pods = only<V1Deployment>(docs, 'Deployment').spec?.template.metadata?.labels ?? {};
+    for (const [k, v] of Object.entries(pm.spec.selector.matchLabels)) assert.equal(pods[k], v, `the pods carry ${k}`);
+    const ports = operatorContainer(docs).ports?.map((p) => p.name);
+    assert.ok(ports?.includes('metrics'), 'the endpoint names a port of the operator container');
+    // The ServiceMonitor's endpoint exactly, on the pods.
+    const withService = await renderChart({ release: RELEASE, namespace: NS, values: { metrics: { ...values.metrics, podMonitor: { enabled: false }, serviceMonitor: { ...values.metrics.serviceMonitor, enabled: true } } } });
+    const sm = only(withService, 'ServiceMonitor') as Manifest & { spec: { endpoints: Array<Record<string, unknown>> } };
+    assert.deepEqual(pm.spec.podMetricsEndpoints, sm.spec.endpoints);
+    assert.deepEqual((pm.spec.podMetricsEndpoints[0] ?? {}).tlsConfig, { serverName: `${FULLNAME}-metrics.${NS}.svc`, ca: { secret: { name: 'prom-ca', key: 'ca.crt' } } });
+    // The scraper identity and its token Secret live beside the PodMonitor.
+    assert.deepEqual(
+      docs.filter((d) => d.metadata?.name === `${FULLNAME}-metrics-scraper` && d.kind !== 'ClusterRoleBinding').map((d) => [d.kind, d.metadata?.namespace]),
+      [['ServiceAccount', 'monitoring'], ['Secret', 'monitoring']],
+    );
+    const both = await templateChart({ release: RELEASE, namespace: NS, values: { metrics: { podMonitor: { enabled: true }, serviceMonitor: { enabled: true } } } });
+    assert.notEqual(both.code, 0);
+    assert.match(both.stderr, /metrics.serviceMonitor.enabled and metrics.podMonitor.enabled: choose one/);
   });
 
   test('metrics.secure with the ServiceMonitor in another namespace: the scraper and the CA Secret are looked for there', async () => {

@@ -300,7 +300,7 @@ describe('helm install / upgrade / uninstall on a real API server', () => {
   test('helm upgrade with changed values: per-namespace Roles, fewer replicas, new lease timings, monitoring objects', async (t) => {
     // The prometheus-operator CRDs as released (their real OpenAPI schemas validate the chart's objects).
     for (const file of await prometheusOperatorCrds()) await kubectlOk(['apply', '--server-side', '-f', file]);
-    for (const plural of ['servicemonitors', 'prometheusrules']) {
+    for (const plural of ['servicemonitors', 'podmonitors', 'prometheusrules']) {
       await kubectlOk(['wait', '--for=condition=established', `crd/${plural}.monitoring.coreos.com`, '--timeout=30s']);
     }
     // Every monitoring knob at once (HTTPS with a CA Secret, relabelings, rule edits) must pass the
@@ -337,6 +337,22 @@ describe('helm install / upgrade / uninstall on a real API server', () => {
     const refused = await cluster.kubectl(['apply', '--dry-run=server', '-f', '-'], { input: JSON.stringify(bad) });
     assert.notEqual(refused.code, 0, 'the CRD refuses an interval the chart schema refuses too');
     assert.match(refused.stderr, /interval/);
+    // The PodMonitor alternative, with the same knobs, passes its real schema too.
+    const podMonitor = (
+      await renderChart({
+        release: RELEASE,
+        namespace: RELEASE_NS,
+        values: {
+          metrics: {
+            certSecret: 'metrics-tls',
+            podMonitor: { enabled: true },
+            serviceMonitor: { interval: '1m30s', scrapeTimeout: '20s', relabelings: [{ action: 'replace', sourceLabels: ['__meta_kubernetes_pod_node_name'], targetLabel: 'node' }] },
+          },
+        },
+      })
+    ).filter((d) => d.kind === 'PodMonitor' || d.kind === 'ServiceMonitor');
+    assert.deepEqual(podMonitor.map((d) => d.kind), ['PodMonitor']);
+    await kubectlOk(['apply', '--dry-run=server', '-f', '-'], JSON.stringify(podMonitor[0]));
     const values = valuesFile({
       replicaCount: 2,
       watchNamespaces: [USER_NS],

@@ -148,3 +148,50 @@ ServiceMonitor's namespace only); a ServiceMonitor elsewhere without caSecret fa
 {{- .Values.metrics.certSecret -}}
 {{- end -}}
 {{- end }}
+
+{{/*
+The scrape endpoint of the ServiceMonitor and the PodMonitor (everything but the port): with
+metrics.secure, HTTPS with the token of <fullname>-metrics-scraper (metrics-scraper.yaml).
+*/}}
+{{- define "secondcron.metricsEndpoint" -}}
+{{- $caSecret := include "secondcron.metricsCASecret" . -}}
+path: /metrics
+honorLabels: {{ .Values.metrics.serviceMonitor.honorLabels }}
+{{- if .Values.metrics.secure }}
+# Prometheus presents the token of <fullname>-metrics-scraper, bound to <fullname>-metrics-reader
+# (metrics-scraper.yaml); prometheus-operator reads the Secret from the monitor's own namespace.
+scheme: https
+authorization:
+  type: Bearer
+  credentials:
+    name: {{ include "secondcron.metricsScraper" . | quote }}
+    key: token
+tlsConfig:
+  {{- if .Values.metrics.certSecret }}
+  serverName: {{ printf "%s-metrics.%s.svc" (include "secondcron.fullname" .) (include "secondcron.namespace" .) | quote }}
+  ca:
+    secret:
+      name: {{ $caSecret | quote }}
+      key: ca.crt
+  {{- else }}
+  # The certificate is self-signed at start: nothing to verify it against.
+  insecureSkipVerify: true
+  {{- end }}
+{{- end }}
+interval: {{ .Values.metrics.serviceMonitor.interval }}
+{{- with .Values.metrics.serviceMonitor.scrapeTimeout }}
+scrapeTimeout: {{ . }}
+{{- end }}
+# The alert rules select job="<metrics.jobName>"; without this the job would be the Service (or pod monitor) name.
+relabelings:
+  - action: replace
+    targetLabel: job
+    replacement: {{ .Values.metrics.jobName | quote }}
+  {{- with .Values.metrics.serviceMonitor.relabelings }}
+  {{- toYaml . | nindent 2 }}
+  {{- end }}
+{{- with .Values.metrics.serviceMonitor.metricRelabelings }}
+metricRelabelings:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- end }}
