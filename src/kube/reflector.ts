@@ -40,8 +40,11 @@ export interface ReflectorOptions<T extends KubeObject> {
   pageSize?: number;
   /** Called each time list/watch fails and the reflector backs off (for metrics). */
   onFailure?: () => void;
-  /** Applied to every object before it is cached: drop what the controller never reads (memory). */
-  transform?: (obj: T) => T;
+  /**
+   * Applied to every object before it is cached: drop what the controller never reads (memory).
+   * `cached` is the version the cache holds for the same key, if any, so unchanged parts can be shared.
+   */
+  transform?: (obj: T, cached: T | undefined) => T;
 }
 
 const ERROR_BACKOFF = { initialMs: 500, maxMs: 30_000 };
@@ -214,7 +217,10 @@ export class Reflector<T extends KubeObject> {
         if (continueToken !== undefined && err instanceof ApiError && err.status === 410) throw new ExpiredContinue();
         throw err;
       }
-      for (const item of page.items) items.set(objectKey(item), this.opts.transform ? this.opts.transform(item) : item);
+      for (const item of page.items) {
+        const key = objectKey(item);
+        items.set(key, this.opts.transform ? this.opts.transform(item, this.store.get(key)) : item);
+      }
       continueToken = page.metadata.continue || undefined;
       resourceVersion = page.metadata.resourceVersion;
     } while (continueToken);
@@ -247,7 +253,7 @@ export class Reflector<T extends KubeObject> {
       const item = obj as T;
       if (item?.metadata?.resourceVersion) this.resourceVersion = item.metadata.resourceVersion;
       if (type === 'BOOKMARK') return;
-      this.apply(type, this.opts.transform ? this.opts.transform(item) : item);
+      this.apply(type, this.opts.transform ? this.opts.transform(item, this.store.get(objectKey(item))) : item);
     };
     this.touch();
     try {

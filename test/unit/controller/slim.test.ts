@@ -28,3 +28,17 @@ test('cached Jobs keep what the controller reads: identity, owner, slot, status'
   assert.deepEqual(slim.status, full.status);
   assert.equal(slim.metadata.uid, full.metadata.uid);
 });
+
+test('a new version at the same generation keeps the cached spec object; a new generation or a new object brings its own', () => {
+  const first = slimSecondCronJob(scj({ intervalSeconds: 5 }, { resourceVersion: '1', generation: 1 }));
+  const statusOnly = slimSecondCronJob({ ...scj({ intervalSeconds: 5 }, { resourceVersion: '2', generation: 1 }), status: { lastScheduleTime: '2026-12-02T10:00:05Z' } }, first);
+  assert.equal(statusOnly.spec, first.spec, 'the same object, not an equal copy');
+  assert.deepEqual([statusOnly.metadata.resourceVersion, statusOnly.status?.lastScheduleTime], ['2', '2026-12-02T10:00:05Z']);
+  const edited = slimSecondCronJob(scj({ intervalSeconds: 7 }, { resourceVersion: '3', generation: 2 }), statusOnly);
+  assert.notEqual(edited.spec, first.spec);
+  assert.equal(edited.spec.intervalSeconds, 7);
+  const recreated = slimSecondCronJob(scj({ intervalSeconds: 9 }, { uid: 'uid-2', resourceVersion: '4', generation: 1 }), first);
+  assert.equal(recreated.spec.intervalSeconds, 9, 'a new object with the same name and generation 1');
+  const noGeneration = slimSecondCronJob(scj({ intervalSeconds: 11 }, { resourceVersion: '5', generation: undefined }), { ...first, metadata: { ...first.metadata, generation: undefined } });
+  assert.equal(noGeneration.spec.intervalSeconds, 11);
+});

@@ -92,3 +92,29 @@ test('a paged relist whose continue token expires (410) falls back to one unpage
   assert.equal(rest.openWatch(PATH)?.query.resourceVersion, '20', 'watching from the unpaged list');
   reflector.stop();
 });
+
+test('transform sees the cached version of the same key: on watch events and on a relist', async () => {
+  const clock = new FakeClock();
+  const rest = new FakeRest();
+  let lists = 0;
+  rest.on('list', PATH, () => ({ metadata: { resourceVersion: String(100 + lists++) }, items: lists === 1 ? [obj('a', '1')] : [obj('a', '7'), obj('c', '8')] }));
+  const calls: string[] = [];
+  const reflector = new Reflector<KubeObject>({
+    name: 'jobs', rest, path: PATH, log: createLogger({ level: 'error' }), mono: clock.mono, timers: clock.timers, random: () => 0,
+    transform: (o, cached) => {
+      calls.push(`${o.metadata.name}@${o.metadata.resourceVersion} cached ${cached?.metadata.resourceVersion ?? 'none'}`);
+      return o;
+    },
+  });
+  reflector.start();
+  await flush();
+  const watch = rest.openWatch(PATH);
+  watch?.onEvent('MODIFIED', obj('a', '5'));
+  watch?.onEvent('ADDED', obj('b', '6'));
+  watch?.fail(new ApiError(410, 'Expired', 'too old'));
+  await flush();
+  clock.advance(1_000);
+  await flush();
+  assert.deepEqual(calls, ['a@1 cached none', 'a@5 cached 1', 'b@6 cached none', 'a@7 cached 5', 'c@8 cached none']);
+  reflector.stop();
+});
