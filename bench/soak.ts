@@ -13,7 +13,7 @@
 // and no other map growing (see mapGrowth); no slot of the 100 schedules without a Job outside
 // the handovers. Writes bench/results/soak.{json,svg}; exit 1 when a check fails.
 //
-//   SOAK_MINUTES (60)  SOAK_WARMUP_MINUTES (5)  SOAK_HANDOVER_MINUTES (10)
+//   SOAK_MINUTES (60)  SOAK_WARMUP_MINUTES (5)  SOAK_HANDOVER_MINUTES (10)  SOAK_SCHEDULES (100)
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -32,7 +32,6 @@ import { round2, slopeBesideRole } from './lib/stats.js';
 import { timeSeriesSvg } from './report/timeseries-svg.js';
 
 const NS = 'bench-soak';
-const SCHEDULES = 100;
 const SAMPLE_MS = 10_000;
 const CHURN_MS = 3_000;
 const CHURN_MAX = 6;
@@ -110,8 +109,12 @@ function mapGrowth(samples: Sample[], minutes: number): { map: string; replica: 
 
 /** The Jobs the API server holds in the soak's namespace (metadata only), or undefined when the list failed. */
 async function countApiJobs(rest: ReturnType<typeof restFor>): Promise<number | undefined> {
-  const list = await rest.request<{ items: unknown[] }>({ verb: 'list', path: `/apis/batch/v1/namespaces/${NS}/jobs`, metadataOnly: true }).catch(() => undefined);
-  return list?.items.length;
+  // One item and the server's count of the rest: a full list every 10 s of a namespace that holds
+  // tens of thousands of Jobs (a Job controller behind) was itself most of the API server's work.
+  const list = await rest
+    .request<{ items: unknown[]; metadata: { remainingItemCount?: number } }>({ verb: 'list', path: `/apis/batch/v1/namespaces/${NS}/jobs`, query: { limit: 1 }, metadataOnly: true })
+    .catch(() => undefined);
+  return list === undefined ? undefined : list.items.length + (list.metadata.remainingItemCount ?? 0);
 }
 
 /**
@@ -138,6 +141,8 @@ async function readMaps(leaderOf: () => Promise<OperatorProcess | undefined>, re
 
 async function main(): Promise<number> {
   const minutes = env('SOAK_MINUTES', 60);
+  // 100 by default (the issue's 100 Jobs/s); fewer where the control plane cannot retire that many (see bench/README.md).
+  const SCHEDULES = env('SOAK_SCHEDULES', 100);
   const warmupMin = Math.min(env('SOAK_WARMUP_MINUTES', 5), minutes / 2);
   const handoverMin = env('SOAK_HANDOVER_MINUTES', 10);
   const loadStart = load();
