@@ -36,10 +36,10 @@ export interface Leadership {
   fenceRemainingMs(): number;
 }
 
-/** The read side of a cache. */
-/** A type, not an interface: the gauge reads it as a Record. */
+/** secondcron_schedules by state. A type, not an interface: the gauge reads it as a Record. */
 export type ScheduleCounts = { active: number; suspended: number; invalid: number };
 
+/** The read side of a cache. */
 export interface Cache<T> {
   get(key: string): T | undefined;
   list(): Iterable<T>;
