@@ -29,5 +29,8 @@ COPY --from=build /app/dist ./dist
 USER 65532:65532
 EXPOSE 8080 8081
 # node itself is PID 1 (not npm, not a shell): SIGTERM reaches the operator, which releases its
-# Lease and exits.
-ENTRYPOINT ["node", "dist/main.js"]
+# Lease and exits. --optimize-for-size (a V8 flag, refused in NODE_OPTIONS, so here): V8 grows the
+# heap in smaller steps and gives pages back sooner. Measured at 10,000 schedules (bench scale,
+# 2026-12-03): peak RSS 156 MiB with it against 173–183 without (the old space V8 grew during the
+# 30,000 start-up writes), idle CPU no higher. The bench reads the flags from this line.
+ENTRYPOINT ["node", "--optimize-for-size", "dist/main.js"]

@@ -8,13 +8,14 @@
 //   BENCH_PODS=1         Jobs run a real (kwok) pod instead of completing at once without one
 //   BENCH_CPU_PROF=dir   V8 CPU profile of every operator run into dir
 //   BENCH_NODE_OPTIONS   Node flags for the operator instead of the chart's heap limit; BENCH_OPERATOR_MAIN another operator build
+//   BENCH_NODE_ARGS      node's own flags for the operator instead of the image's ENTRYPOINT ones ("" for none)
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { type Cluster, startCluster } from '../test/cluster/cluster.js';
 import { KCM_FAST_LIMITS, benchConfig } from './config.js';
-import { chartNodeOptions } from './lib/operator.js';
+import { chartNodeOptions, operatorNodeArgs } from './lib/operator.js';
 import { drainJobs } from './lib/job-drain.js';
 import { restFor, serverVersion } from './lib/kube.js';
 import { commit, load, machineInfo } from './lib/machine.js';
@@ -76,7 +77,7 @@ async function main(): Promise<number> {
     date: startedAt.toISOString(),
     duration_s: 0,
     machine,
-    config: { ...cfg, operator_node_options: process.env.BENCH_NODE_OPTIONS ?? chartNodeOptions() },
+    config: { ...cfg, operator_node_options: process.env.BENCH_NODE_OPTIONS ?? chartNodeOptions(), operator_node_args: operatorNodeArgs().join(' ') },
     floor: failed('floor', notRun),
     steady: failed('steady', notRun),
     light: failed('light', notRun),

@@ -27,6 +27,23 @@ const HOOK = join(HERE, 'cpu-profile-hook.js');
  */
 const OPERATOR_MAIN = join(HERE, '..', '..', 'src', 'main.js');
 const CHART_VALUES = join(HERE, '..', '..', '..', 'helm', 'secondcron', 'values.yaml');
+const DOCKERFILE = join(HERE, '..', '..', '..', 'Dockerfile');
+
+/** node's own flags in the image's ENTRYPOINT (["node", <flags>…, "dist/main.js"]). */
+export function imageNodeArgs(): string[] {
+  const line = readFileSync(DOCKERFILE, 'utf8').split('\n').find((l) => l.startsWith('ENTRYPOINT '));
+  const words = line ? (JSON.parse(line.slice('ENTRYPOINT '.length)) as unknown) : undefined;
+  if (!Array.isArray(words) || words[0] !== 'node' || words.at(-1) !== 'dist/main.js' || !words.every((w) => typeof w === 'string')) {
+    throw new Error(`bench: the Dockerfile's ENTRYPOINT is not ["node", …flags, "dist/main.js"]: ${line ?? 'none'}`);
+  }
+  return words.slice(1, -1) as string[];
+}
+
+/** The operator's node flags in the bench: BENCH_NODE_ARGS (space-separated; "" for none), else the image's. */
+export function operatorNodeArgs(): string[] {
+  const env = process.env.BENCH_NODE_ARGS;
+  return env === undefined ? imageNodeArgs() : env.split(' ').filter(Boolean);
+}
 
 /** NODE_OPTIONS as the chart sets them by default. */
 export function chartNodeOptions(): string {
@@ -61,6 +78,7 @@ export function makeOperator(cluster: Cluster, namespace: string, identity = `be
     identity,
     // BENCH_OPERATOR_MAIN: another build of the operator (e.g. a patched copy), for experiments.
     mainJs: process.env.BENCH_OPERATOR_MAIN ? resolve(process.env.BENCH_OPERATOR_MAIN) : OPERATOR_MAIN,
+    nodeArgs: operatorNodeArgs(),
     logLevel: 'info',
     // BENCH_OPERATOR_ARGS: extra operator flags (space-separated), e.g. --per-schedule-metrics=false.
     args: ['--leader-election-namespace', namespace, ...extraArgs, ...(process.env.BENCH_OPERATOR_ARGS ?? '').split(' ').filter(Boolean)],

@@ -4,17 +4,15 @@
 // a time, the rest answered 503). Rounds of a quiet window and then a flood window of the same
 // length, alternating, so that drift on a noisy machine falls on both sides: in each flood window
 // 50 keep-alive connections send 5,000 distinct junk tokens spread evenly over it. Latency is slot →
-// watch arrival of the Jobs whose slots fall in each kind of window (JobWatcher, as steady).
+// watch arrival of the Jobs whose slots fall in each kind of window (JobWatcher, as steady). The
+// junk comes from a process of its own (bench/lib/junk-flood.ts), not the one stamping arrivals.
 // test/integration/metrics-auth-load.test.ts asserts the cap and the answers on the real control
 // plane; this measures what the flood costs the schedules. Target: flood p99 ≤ 1.10 × quiet p99.
-import { randomBytes } from 'node:crypto';
-
-import { Agent, request } from 'undici';
-
 import type { Cluster } from '../../test/cluster/cluster.js';
 import { JobWatcher } from '../../test/cluster/job-watcher.js';
+import { JunkFlooder } from '../lib/junk-flood.js';
 import { bulkCreate, createNamespace, restFor, scjManifest, scjPath } from '../lib/kube.js';
-import { finishOperator, makeOperator } from '../lib/operator.js';
+import { finishOperator, makeOperator, procCpuSeconds } from '../lib/operator.js';
 import { say, sleepUntil, waitUntil } from '../lib/progress.js';
 import { type Summary, round2, summarize } from '../lib/stats.js';
 
@@ -36,6 +34,10 @@ export interface AuthFloodResult {
   answers: Record<string, number>;
   /** How long each flood took to send (it is paced to the window; longer means the operator answered slowly). */
   flood_ms: number[];
+  /** The operator's CPU (% of one core, from /proc) over the quiet and over the flood windows. */
+  operator_cpu_pct: { quiet: number; flood: number };
+  /** The flooding process's own CPU over the flood windows (% of one core): on this machine it shares the cores. */
+  flooder_cpu_pct: number;
   expected: number;
   seen: number;
   duplicates: number;
@@ -52,7 +54,7 @@ export async function runAuthFlood(
   await op.start();
   await op.ready(60_000);
   const watcher = await new JobWatcher({ kubeconfigPath: cluster.kubeconfigPath, namespace: AUTH_FLOOD_NAMESPACE }).start();
-  const junk = new Agent({ connect: { rejectUnauthorized: false }, connections: opts.connections, pipelining: 1 });
+  const flooder = JunkFlooder.start();
   try {
     const names = Array.from({ length: opts.schedules }, (_, i) => `tick-${String(i).padStart(3, '0')}`);
     await bulkCreate(rest, scjPath(AUTH_FLOOD_NAMESPACE), names.map((n) => scjManifest(AUTH_FLOOD_NAMESPACE, n, { intervalSeconds: 1 }, opts.pods)), 16);
@@ -67,28 +69,23 @@ export async function runAuthFlood(
       windows.push({ kind: 'quiet', from: q, to: q + windowMs }, { kind: 'flood', from: q + windowMs, to: q + 2 * windowMs });
     }
     say(`auth_flood: ${opts.rounds} rounds of ${opts.windowSeconds} s quiet + ${opts.windowSeconds} s of ${opts.junkPerWindow} junk tokens over ${opts.connections} connections`);
-    const answers = new Map<number, number>();
+    const answers = new Map<string, number>();
     const floodMs: number[] = [];
-    const perConnection = Math.ceil(opts.junkPerWindow / opts.connections);
+    let flooderCpuMs = 0;
+    const operatorCpu = sampleCpuPerWindow(op.pid, windows);
     for (const w of windows.filter((x) => x.kind === 'flood')) {
-      await sleepUntil(w.from);
-      const t0 = Date.now();
-      await Promise.all(
-        Array.from({ length: opts.connections }, async (_, c) => {
-          for (let i = 0; i < perConnection && c * perConnection + i < opts.junkPerWindow; i++) {
-            await sleepUntil(w.from + (i * windowMs) / perConnection);
-            const res = await request(`https://127.0.0.1:${op.metricsPort}/metrics`, {
-              headers: { authorization: `Bearer junk-${c}-${i}-${randomBytes(8).toString('hex')}` },
-              dispatcher: junk,
-            }).catch(() => undefined);
-            await res?.body.dump();
-            const status = res?.statusCode ?? 0;
-            answers.set(status, (answers.get(status) ?? 0) + 1);
-          }
-        }),
-      );
-      floodMs.push(Date.now() - t0);
+      const sent = await flooder.run({
+        url: `https://127.0.0.1:${op.metricsPort}/metrics`,
+        fromMs: w.from,
+        windowMs,
+        requests: opts.junkPerWindow,
+        connections: opts.connections,
+      });
+      for (const [status, n] of Object.entries(sent.answers)) answers.set(status, (answers.get(status) ?? 0) + n);
+      floodMs.push(sent.ms);
+      flooderCpuMs += sent.cpuMs;
     }
+    const cpuPct = await operatorCpu;
     const last = windows[windows.length - 1] as { to: number };
     // Every slot of the last window has had time to be created and seen.
     await sleepUntil(last.to + 5_000);
@@ -113,18 +110,35 @@ export async function runAuthFlood(
       flood,
       p50_ratio: ratio(flood.p50_ms, quiet.p50_ms),
       p99_ratio: ratio(flood.p99_ms, quiet.p99_ms),
-      answers: Object.fromEntries([...answers].sort(([a], [b]) => a - b).map(([k, v]) => [String(k), v])),
+      answers: Object.fromEntries([...answers].sort(([a], [b]) => Number(a) - Number(b))),
       flood_ms: floodMs,
+      operator_cpu_pct: cpuPct,
+      flooder_cpu_pct: round2((100 * flooderCpuMs) / (opts.rounds * windowMs)) as number,
       expected,
       seen: seenSlots.size,
       duplicates: measured.length - seenSlots.size,
       missed: expected - seenSlots.size,
     };
-    say(`auth_flood: quiet p50 ${quiet.p50_ms} p99 ${quiet.p99_ms} ms; flood p50 ${flood.p50_ms} p99 ${flood.p99_ms} ms (p99 ×${result.p99_ratio}); answers ${JSON.stringify(result.answers)}; floods took ${floodMs.join(', ')} ms`);
+    say(`auth_flood: quiet p50 ${quiet.p50_ms} p99 ${quiet.p99_ms} ms; flood p50 ${flood.p50_ms} p99 ${flood.p99_ms} ms (p99 ×${result.p99_ratio}); answers ${JSON.stringify(result.answers)}; floods took ${floodMs.join(', ')} ms; operator CPU quiet ${cpuPct.quiet} % flood ${cpuPct.flood} %, flooder ${result.flooder_cpu_pct} %`);
     return { result, samples: { quiet: quietMs, flood: floodLatencies } };
   } finally {
-    await junk.close();
+    await flooder.stop();
     watcher.stop();
     await finishOperator(op);
   }
+}
+
+/** The process's CPU over each kind of window (% of one core), read from /proc at every window boundary. */
+async function sampleCpuPerWindow(pid: number | undefined, windows: { kind: 'quiet' | 'flood'; from: number; to: number }[]): Promise<{ quiet: number; flood: number }> {
+  const spent = { quiet: 0, flood: 0 };
+  const span = { quiet: 0, flood: 0 };
+  if (pid === undefined) throw new Error('auth_flood: the operator has no pid');
+  for (const w of windows) {
+    await sleepUntil(w.from);
+    const [cpu0, t0] = [procCpuSeconds(pid), Date.now()];
+    await sleepUntil(w.to);
+    spent[w.kind] += procCpuSeconds(pid) - cpu0;
+    span[w.kind] += (Date.now() - t0) / 1000;
+  }
+  return { quiet: round2((100 * spent.quiet) / span.quiet) as number, flood: round2((100 * spent.flood) / span.flood) as number };
 }

@@ -21,7 +21,7 @@ import { diesWithParent } from '../../test/cluster/parent-death.js';
 import type { FloorClientInput, FloorClientOutput } from '../lib/floor-client.js';
 import { drainJobs } from '../lib/job-drain.js';
 import { createNamespace, restFor, scjManifest, scjPath } from '../lib/kube.js';
-import { operatorNodeOptions } from '../lib/operator.js';
+import { operatorNodeArgs, operatorNodeOptions } from '../lib/operator.js';
 import { say, waitUntil } from '../lib/progress.js';
 import { type Summary, summarize } from '../lib/stats.js';
 
@@ -120,7 +120,7 @@ async function phase(rest: KubeRest, watcher: JobWatcher, scj: SecondCronJob, fi
 
 /** Runs lib/floor-client.js in its own Node process (the operator's Node flags) and returns its answer. */
 function runFloorClient(input: FloorClientInput): Promise<FloorClientOutput> {
-  const [command, args] = diesWithParent(process.execPath, [FLOOR_CLIENT]);
+  const [command, args] = diesWithParent(process.execPath, [...operatorNodeArgs(), FLOOR_CLIENT]);
   const env: NodeJS.ProcessEnv = { ...process.env, NODE_OPTIONS: operatorNodeOptions() };
   const child = spawn(command, args, { env, stdio: ['pipe', 'pipe', 'inherit'] });
   const out: Buffer[] = [];

@@ -27,6 +27,8 @@ export interface OperatorOptions {
   cwd?: string;
   logLevel?: string;
   mainJs?: string;
+  /** Flags for node itself, before the script (e.g. the image's --optimize-for-size). */
+  nodeArgs?: string[];
 }
 
 export class OperatorProcess {
@@ -59,6 +61,7 @@ export class OperatorProcess {
     [this.metricsPort, this.healthPort] = (await freePorts(2)) as [number, number];
     this.starts++;
     const args = [
+      ...(this.opts.nodeArgs ?? []),
       this.opts.mainJs ?? MAIN_JS,
       ...(this.opts.kubeconfig ? ['--kubeconfig', this.opts.kubeconfig] : []),
       ...(this.opts.namespaces.length ? ['--namespaces', this.opts.namespaces.join(',')] : []),
