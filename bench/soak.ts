@@ -22,7 +22,7 @@ import { type Cluster, startCluster } from '../test/cluster/cluster.js';
 import { installCrd } from '../test/cluster/crd.js';
 import { JobWatcher } from '../test/cluster/job-watcher.js';
 import type { OperatorProcess } from '../test/cluster/operator-process.js';
-import { KCM_FAST_LIMITS } from './config.js';
+import { SOAK_KCM_LIMITS } from './config.js';
 import { bulkCreate, createNamespace, restFor, scjManifest, scjPath } from './lib/kube.js';
 import { commit, load } from './lib/machine.js';
 import { finishOperator, makeOperator, scrape } from './lib/operator.js';
@@ -116,7 +116,10 @@ async function countApiJobs(rest: ReturnType<typeof restFor>): Promise<number | 
   // metadata-only form of this list failed in every soak run of 2026-12-03, silently: a plain one.)
   const list = await rest
     .request<{ items: unknown[]; metadata: { remainingItemCount?: number } }>({ verb: 'list', path: `/apis/batch/v1/namespaces/${NS}/jobs`, query: { limit: 1 } })
-    .catch(() => undefined);
+    .catch((err: unknown) => {
+      say(`soak: the API server's Job count failed to read: ${err instanceof Error ? err.message : String(err)}`);
+      return undefined;
+    });
   return list === undefined ? undefined : list.items.length + (list.metadata.remainingItemCount ?? 0);
 }
 
@@ -155,7 +158,7 @@ async function main(): Promise<number> {
   let watcher: JobWatcher | undefined;
   try {
     await installCrd((args) => cluster.kubectl(args));
-    await cluster.restartControllerManager(KCM_FAST_LIMITS);
+    await cluster.restartControllerManager(SOAK_KCM_LIMITS);
     const rest = restFor(cluster.kubeconfigPath);
     await createNamespace(rest, NS);
     watcher = await new JobWatcher({ kubeconfigPath: cluster.kubeconfigPath, namespace: NS }).start();
@@ -206,7 +209,8 @@ async function main(): Promise<number> {
             maps: withApiJobs(mapSizes(m), apiJobs),
           });
         }
-        if (samples.length % 60 < replicas.length) say(`  t=${atMin(now)} min ${samples.slice(-replicas.length).map((s) => `${s.replica}${s.leader ? '*' : ''} RSS ${s.rss_mib} heap ${s.heap_mib}`).join('; ')} MiB; Jobs seen ${w.seen.length}`);
+        // Every 2 minutes: enough to see a lagging Job controller (Jobs in the API server) early.
+        if (samples.length % 24 < replicas.length) say(`  t=${atMin(now)} min ${samples.slice(-replicas.length).map((s) => `${s.replica}${s.leader ? '*' : ''} RSS ${s.rss_mib} heap ${s.heap_mib}`).join('; ')} MiB; Jobs seen ${w.seen.length}, in the API server ${apiJobs ?? '?'}`);
       }
       if (now >= nextHandover && now + HANDOVER_WINDOW_MS < end) {
         nextHandover += handoverMin * 60_000;
@@ -250,6 +254,8 @@ async function main(): Promise<number> {
     let expected = 0;
     let missed = 0;
     let missedInHandovers = 0;
+    /** Slots missed outside the handovers, by minute of the soak: when they happened says why. */
+    const missedByMinute = new Map<number, number>();
     for (let slot = firstSlot; slot <= lastSlot; slot += 1000) {
       for (const n of names) {
         const has = seen.has(`${n}@${slot}`);
@@ -258,7 +264,10 @@ async function main(): Promise<number> {
           continue;
         }
         expected++;
-        if (!has) missed++;
+        if (has) continue;
+        missed++;
+        const minute = Math.floor((slot - t0) / 60_000);
+        missedByMinute.set(minute, (missedByMinute.get(minute) ?? 0) + 1);
       }
     }
     const duplicates = w.duplicates().length;
@@ -298,6 +307,7 @@ async function main(): Promise<number> {
       slots_expected: expected,
       slots_missed: missed,
       slots_missed_in_handovers: missedInHandovers,
+      slots_missed_by_minute: Object.fromEntries(missedByMinute),
       duplicates,
       checks,
       passed,
@@ -322,7 +332,7 @@ async function main(): Promise<number> {
       warmupMin,
     );
     writeFileSync(join(dir, 'soak.svg'), svg);
-    say(`soak: ${JSON.stringify({ replicas: perReplica, slots_expected: expected, slots_missed: missed, slots_missed_in_handovers: missedInHandovers, duplicates, checks })}`);
+    say(`soak: ${JSON.stringify({ replicas: perReplica, slots_expected: expected, slots_missed: missed, slots_missed_in_handovers: missedInHandovers, slots_missed_by_minute: Object.fromEntries(missedByMinute), duplicates, checks })}`);
     say(`soak: ${passed ? 'PASSED' : 'FAILED'}; wrote ${join(dir, 'soak.json')} and soak.svg`);
     return passed ? 0 : 1;
   } finally {

@@ -113,10 +113,12 @@ export interface Cluster {
   restartControllerManager(limits?: ClientLimits): Promise<void>;
 }
 
-/** kube-controller-manager's --kube-api-qps / --kube-api-burst. */
+/** kube-controller-manager's --kube-api-qps / --kube-api-burst (and --concurrent-job-syncs). */
 export interface ClientLimits {
   qps: number;
   burst: number;
+  /** Job controller workers; upstream's default (5) when absent. */
+  jobSyncs?: number;
 }
 
 /** Upstream kube-controller-manager's defaults. */
@@ -486,6 +488,7 @@ class LocalCluster implements Cluster {
       `--secure-port=${this.ports.controllerManager}`,
       `--kube-api-qps=${this.kcmLimits.qps}`,
       `--kube-api-burst=${this.kcmLimits.burst}`,
+      ...(this.kcmLimits.jobSyncs === undefined ? [] : [`--concurrent-job-syncs=${this.kcmLimits.jobSyncs}`]),
       // One instance: no need to wait for a lease.
       '--leader-elect=false',
       // All default controllers: job, cronjob, garbagecollector, namespace, serviceaccount,
