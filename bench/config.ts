@@ -29,7 +29,7 @@ export interface BenchConfig {
   /** `0 * * * * *` vs `H * * * * *`, each side measured over `minutes` whole minutes (issue 25). */
   herd: { schedules: number; minutes: number };
   /** Issue 21: quiet and flood windows alternating, junk bearer tokens on the secure /metrics in the flood ones. */
-  authFlood: { schedules: number; rounds: number; windowSeconds: number; junkPerWindow: number; connections: number };
+  authFlood: { schedules: number; rounds: number; windowSeconds: number; junkPerWindow: number; connections: number; flooderNice: number };
 }
 
 export function benchConfig(env: NodeJS.ProcessEnv): BenchConfig {
@@ -47,7 +47,7 @@ export function benchConfig(env: NodeJS.ProcessEnv): BenchConfig {
         scheduler: { entries: 1_000, seconds: 10, alignedSeconds: 3 },
         failover: { schedules: 1_000, windowS: 30, settleTimeoutS: 90 },
         herd: { schedules: 200, minutes: 1 },
-        authFlood: { schedules: 20, rounds: 1, windowSeconds: 10, junkPerWindow: 5_000, connections: 50 },
+        authFlood: { schedules: 20, rounds: 1, windowSeconds: 10, junkPerWindow: 5_000, connections: 50, flooderNice: floodNice(env) },
       }
     : {
         quick,
@@ -60,6 +60,13 @@ export function benchConfig(env: NodeJS.ProcessEnv): BenchConfig {
         scheduler: { entries: 1_000, seconds: 30, alignedSeconds: 10 },
         failover: { schedules: 10_000, windowS: 60, settleTimeoutS: 300 },
         herd: { schedules: 2_000, minutes: 1 },
-        authFlood: { schedules: 20, rounds: 3, windowSeconds: 10, junkPerWindow: 5_000, connections: 50 },
+        authFlood: { schedules: 20, rounds: 3, windowSeconds: 10, junkPerWindow: 5_000, connections: 50, flooderNice: floodNice(env) },
       };
+}
+
+/** auth_flood's flooding process niceness: BENCH_FLOOD_NICE, else 0 (it competes with everything as it is). */
+function floodNice(env: NodeJS.ProcessEnv): number {
+  const v = Number(env.BENCH_FLOOD_NICE ?? 0);
+  if (!Number.isInteger(v) || v < 0 || v > 19) throw new Error(`BENCH_FLOOD_NICE must be a whole number 0–19, not ${env.BENCH_FLOOD_NICE}`);
+  return v;
 }

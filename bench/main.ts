@@ -9,6 +9,7 @@
 //   BENCH_CPU_PROF=dir   V8 CPU profile of every operator run into dir
 //   BENCH_NODE_OPTIONS   Node flags for the operator instead of the chart's heap limit; BENCH_OPERATOR_MAIN another operator build
 //   BENCH_NODE_ARGS      node's own flags for the operator instead of the image's ENTRYPOINT ones ("" for none)
+//   BENCH_FLOOD_NICE=n   niceness of auth_flood's flooding process (0 by default)
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';

@@ -5,6 +5,7 @@
 // when the parent does (its IPC channel closes).
 import { type ChildProcess, fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { setPriority } from 'node:os';
 import { fileURLToPath } from 'node:url';
 
 import { Agent, request } from 'undici';
@@ -33,8 +34,11 @@ export interface FloodAnswers {
 export class JunkFlooder {
   private constructor(private readonly child: ChildProcess) {}
 
-  static start(): JunkFlooder {
-    return new JunkFlooder(fork(fileURLToPath(import.meta.url), ['--child'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }));
+  /** `nice`: the process's niceness (0 to 19; 19 is the weight a BestEffort pod gets beside a pod's CPU request). */
+  static start(nice: number): JunkFlooder {
+    const child = fork(fileURLToPath(import.meta.url), ['--child'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    if (nice !== 0 && child.pid !== undefined) setPriority(child.pid, nice);
+    return new JunkFlooder(child);
   }
 
   run(window: FloodWindow): Promise<FloodAnswers> {

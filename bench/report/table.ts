@@ -150,7 +150,7 @@ export function tableRows(r: Results): Row[] {
     add('auth_flood', `${a.schedules} × 1 s, ${a.rounds} × (${a.window_s} s quiet + ${a.window_s} s with ${a.junk_per_window} junk tokens): seen / expected; duplicates`, `${a.seen} / ${a.expected}; ${a.duplicates}`);
     add('auth_flood', 'slot → watch p50 / p99, quiet', `${f(a.quiet.p50_ms, '')} / ${f(a.quiet.p99_ms)}`);
     add('auth_flood', 'slot → watch p50 / p99, flood', `${f(a.flood.p50_ms, '')} / ${f(a.flood.p99_ms)}`);
-    add('auth_flood', 'operator CPU quiet / flood; the flooding process (own process, same cores)', `${a.operator_cpu_pct.quiet} % / ${a.operator_cpu_pct.flood} %; ${a.flooder_cpu_pct} %`);
+    add('auth_flood', 'operator CPU quiet / flood; the flooding process (own process, same cores; niceness)', `${a.operator_cpu_pct.quiet} % / ${a.operator_cpu_pct.flood} %; ${a.flooder_cpu_pct} % (nice ${a.flooder_nice})`);
     add('auth_flood', 'flood p99 / quiet p99; junk answers by status', `${f(a.p99_ratio, '×')}; ${JSON.stringify(a.answers)}`, target('auth_flood', 'p99 flood / quiet'));
   }
   if (isFailed(r.herd)) add('herd', 'FAILED', r.herd.error.split('\n')[0] ?? '');

@@ -38,6 +38,8 @@ export interface AuthFloodResult {
   operator_cpu_pct: { quiet: number; flood: number };
   /** The flooding process's own CPU over the flood windows (% of one core): on this machine it shares the cores. */
   flooder_cpu_pct: number;
+  /** Its niceness (BENCH_FLOOD_NICE). */
+  flooder_nice: number;
   expected: number;
   seen: number;
   duplicates: number;
@@ -46,7 +48,7 @@ export interface AuthFloodResult {
 
 export async function runAuthFlood(
   cluster: Cluster,
-  opts: { schedules: number; rounds: number; windowSeconds: number; junkPerWindow: number; connections: number; pods: boolean },
+  opts: { schedules: number; rounds: number; windowSeconds: number; junkPerWindow: number; connections: number; flooderNice: number; pods: boolean },
 ): Promise<{ result: AuthFloodResult; samples: { quiet: number[]; flood: number[] } }> {
   const rest = restFor(cluster.kubeconfigPath);
   await createNamespace(rest, AUTH_FLOOD_NAMESPACE);
@@ -54,7 +56,7 @@ export async function runAuthFlood(
   await op.start();
   await op.ready(60_000);
   const watcher = await new JobWatcher({ kubeconfigPath: cluster.kubeconfigPath, namespace: AUTH_FLOOD_NAMESPACE }).start();
-  const flooder = JunkFlooder.start();
+  const flooder = JunkFlooder.start(opts.flooderNice);
   try {
     const names = Array.from({ length: opts.schedules }, (_, i) => `tick-${String(i).padStart(3, '0')}`);
     await bulkCreate(rest, scjPath(AUTH_FLOOD_NAMESPACE), names.map((n) => scjManifest(AUTH_FLOOD_NAMESPACE, n, { intervalSeconds: 1 }, opts.pods)), 16);
@@ -114,6 +116,7 @@ export async function runAuthFlood(
       flood_ms: floodMs,
       operator_cpu_pct: cpuPct,
       flooder_cpu_pct: round2((100 * flooderCpuMs) / (opts.rounds * windowMs)) as number,
+      flooder_nice: opts.flooderNice,
       expected,
       seen: seenSlots.size,
       duplicates: measured.length - seenSlots.size,

@@ -1,6 +1,6 @@
 // Two small HTTP servers: /metrics on the metrics port, /healthz and /readyz on the health port
 // (separate ports so probes keep working when a scrape is slow, and so they can be exposed differently).
-import { type Server, createServer as createHttpServer } from 'node:http';
+import { type IncomingMessage, type Server, type ServerResponse, createServer as createHttpServer } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
@@ -35,16 +35,6 @@ export interface MetricsOptions {
 export async function serveMetrics(port: number, exposition: MetricsExposition, opts: MetricsOptions = {}): Promise<RunningServer> {
   const app = express();
   app.disable('x-powered-by');
-  const secure = opts.secure;
-  if (secure) {
-    app.use(async (req, res, next) => {
-      const decision = await secure.authorize({ authorization: req.get('authorization'), verb: req.method.toLowerCase(), path: req.path });
-      if (decision.status === 200) return next();
-      // The status alone: what went wrong is in the operator's log, not for whoever reached the port.
-      if (decision.status === 503) res.set('Retry-After', String(decision.retryAfterSeconds));
-      res.status(decision.status).type('text/plain').send(`${STATUS_TEXT[decision.status]}\n`);
-    });
-  }
   app.get('/metrics', async (req, res) => {
     const names = new URL(req.originalUrl, 'http://metrics').searchParams.getAll('name[]');
     const gzip = req.acceptsEncodings('gzip', 'identity') === 'gzip';
@@ -54,8 +44,9 @@ export async function serveMetrics(port: number, exposition: MetricsExposition, 
     if (gzip) res.set('Content-Encoding', 'gzip');
     await pipeline(Readable.from(body), res).catch(() => {}); // a scraper that hangs up mid-answer
   });
+  const secure = opts.secure;
   if (!secure) return listen(createHttpServer(app), port);
-  const server = createHttpsServer(secure.certificate.current(), app);
+  const server = createHttpsServer(secure.certificate.current(), authorizedFirst(secure.authorize, app));
   const unwatch = secure.certificate.watch((pair) => server.setSecureContext(pair));
   const running = await listen(server, port);
   return {
@@ -68,6 +59,32 @@ export async function serveMetrics(port: number, exposition: MetricsExposition, 
 }
 
 const STATUS_TEXT = { 401: 'Unauthorized', 403: 'Forbidden', 500: 'Internal Server Error', 503: 'Service Unavailable' } as const;
+
+/**
+ * Every request authorized before express sees it, refusals answered by node:http directly: anyone
+ * who reaches the port can send junk as fast as TLS allows, and express's per-request set-up
+ * (request/response objects, routing, an ETag for the body) was most of what a refusal cost.
+ * (Measured with bench/lib/junk-flood.ts against this server alone: see bench/README.md, auth_flood.)
+ */
+function authorizedFirst(authorize: (req: AuthRequest) => Promise<AuthDecision>, app: (req: IncomingMessage, res: ServerResponse) => void) {
+  return (req: IncomingMessage, res: ServerResponse): void => {
+    const url = req.url ?? '/';
+    const query = url.indexOf('?');
+    const path = query < 0 ? url : url.slice(0, query);
+    const decided = authorize({ authorization: req.headers.authorization, verb: (req.method ?? 'GET').toLowerCase(), path });
+    void decided.catch((): AuthDecision => ({ status: 500 })).then((decision) => {
+      if (decision.status === 200) return app(req, res);
+      // The status alone: what went wrong is in the operator's log, not for whoever reached the port.
+      const body = `${STATUS_TEXT[decision.status]}\n`;
+      res.writeHead(decision.status, {
+        'content-type': 'text/plain; charset=utf-8',
+        'content-length': Buffer.byteLength(body),
+        ...(decision.status === 503 ? { 'retry-after': String(decision.retryAfterSeconds) } : {}),
+      });
+      res.end(body);
+    });
+  };
+}
 
 export async function serveHealth(port: number, checks: { healthz: Check[]; readyz: Check[] }): Promise<RunningServer> {
   const app = express();
