@@ -287,7 +287,7 @@ test('the container runs as the image\'s uid 65532 (the chart sets no ids) with 
     // OpenShift runs every container. podSecurityContext.runAsGroup chooses another.
     assert.equal(view.gid, 0, `${p.metadata.name}: gid of the container's process`);
     assert.ok(view.rootMountOptions.includes('ro'), `${p.metadata.name}: / is mounted ${view.rootMountOptions.join(',')}`);
-    assert.deepEqual(view.cmdline.slice(-1), ['dist/main.js'], `${p.metadata.name}: node itself is PID 1 (${view.cmdline.join(' ')})`);
+    assert.deepEqual(view.cmdline.slice(-2), ['--optimize-for-size', 'dist/main.js'], `${p.metadata.name}: node itself is PID 1, with the image's V8 flag (${view.cmdline.join(' ')})`);
     assert.match(view.cmdline[0] ?? '', /(^|\/)node$/);
   }
   // And from inside, through the kubelet (exec): writing to / fails, /tmp (emptyDir) works.

@@ -86,7 +86,7 @@ describe('the image built by make image', () => {
     assert.ok(image, 'the build test ran first');
     const c = image.config.config;
     assert.equal(c.User, `${IMAGE_UID}:${IMAGE_UID}`);
-    assert.deepEqual(c.Entrypoint, ['node', 'dist/main.js']);
+    assert.deepEqual(c.Entrypoint, ['node', '--optimize-for-size', 'dist/main.js']);
     assert.equal(c.Cmd, undefined);
     assert.equal(c.WorkingDir, '/app');
     assert.ok(c.Env?.includes('NODE_ENV=production'), `Env: ${JSON.stringify(c.Env)}`);
