@@ -74,7 +74,9 @@ export async function runAuthFlood(
     const answers = new Map<string, number>();
     const floodMs: number[] = [];
     let flooderCpuMs = 0;
+    if (op.pid === undefined) throw new Error('auth_flood: the operator has no pid');
     const operatorCpu = sampleCpuPerWindow(op.pid, windows);
+    operatorCpu.catch(() => {}); // handled where it is awaited; an operator gone mid-flood must not crash the bench first
     for (const w of windows.filter((x) => x.kind === 'flood')) {
       const sent = await flooder.run({
         url: `https://127.0.0.1:${op.metricsPort}/metrics`,
@@ -132,10 +134,9 @@ export async function runAuthFlood(
 }
 
 /** The process's CPU over each kind of window (% of one core), read from /proc at every window boundary. */
-async function sampleCpuPerWindow(pid: number | undefined, windows: { kind: 'quiet' | 'flood'; from: number; to: number }[]): Promise<{ quiet: number; flood: number }> {
+async function sampleCpuPerWindow(pid: number, windows: { kind: 'quiet' | 'flood'; from: number; to: number }[]): Promise<{ quiet: number; flood: number }> {
   const spent = { quiet: 0, flood: 0 };
   const span = { quiet: 0, flood: 0 };
-  if (pid === undefined) throw new Error('auth_flood: the operator has no pid');
   for (const w of windows) {
     await sleepUntil(w.from);
     const [cpu0, t0] = [procCpuSeconds(pid), Date.now()];
