@@ -69,7 +69,7 @@ async function main(): Promise<number> {
   const t0 = performance.now();
   const machine = machineInfo();
   const notRun = new Error(`not run (BENCH_ONLY=${process.env.BENCH_ONLY ?? ''})`);
-  say(`secondcron bench (${cfg.quick ? 'QUICK' : 'full'}${cfg.pods ? ', real pods' : ''}) at ${commit().slice(0, 12)}; ${machine.cores} cores ${machine.cpu_model}; load ${machine.load_start.join(' ')}`);
+  say(`secondcron bench (${cfg.quick ? 'QUICK' : 'full'}${cfg.pods ? ', real pods' : ''}) at ${commit().slice(0, 12)}; ${machine.cores} cores ${machine.cpu_model}; load ${machine.load_start.join(' ')}; operator node flags: ${machine.operator_node_args.join(' ') || 'none'}`);
   if ((machine.load_start[0] ?? 0) > 1) say(`note: the machine is busy (1-minute load ${machine.load_start[0]} on ${machine.cores} cores): expect noisy figures`);
 
   const results: Results = {

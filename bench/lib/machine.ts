@@ -3,6 +3,8 @@ import { execFileSync } from 'node:child_process';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { basename } from 'node:path';
 
+import { operatorNodeArgs } from './operator.js';
+
 export interface MachineInfo {
   cpu_model: string;
   cores: number;
@@ -11,6 +13,8 @@ export interface MachineInfo {
   k8s_version: string;
   /** Name of the pinned binary set (k8s, etcd, kwok, helm versions). */
   binaries: string;
+  /** The node flags the operator (and the floor client) ran with: the image's ENTRYPOINT, or BENCH_NODE_ARGS. */
+  operator_node_args: string[];
   load_start: number[];
   load_end: number[];
   /** Uncommitted changes in the tree when the run started (other people's or ours). */
@@ -41,6 +45,7 @@ export function machineInfo(): MachineInfo {
     node_version: process.version,
     k8s_version: 'unknown',
     binaries: process.env.SECONDCRON_BIN_DIR ? basename(process.env.SECONDCRON_BIN_DIR) : 'unknown',
+    operator_node_args: operatorNodeArgs(),
     load_start: load(),
     load_end: [],
     tree_dirty: git(['status', '--porcelain', '--untracked-files=no']) !== '',
