@@ -14,6 +14,23 @@ export const KCM_FAST_LIMITS: ClientLimits = { qps: 400, burst: 800 };
  * so nothing reached the history limit and every cache grew with the backlog.
  */
 export const SOAK_KCM_LIMITS: ClientLimits = { ...KCM_FAST_LIMITS, jobSyncs: 25 };
+
+/**
+ * GOGC of the test control plane's Go processes (etcd, kube-apiserver, kube-controller-manager, …) in
+ * the bench and the soak: BENCH_CONTROL_PLANE_GOGC, else 400 (100 is Go's default). At 100 Jobs/s
+ * the API server carries ~510 writes a second (the operator's creates, history deletes and status
+ * patches, the Job controller's two status updates and one Event per Job) and at Go's default it used
+ * a whole core of this machine's two (load 5–6): in spells a schedule's next slot came due before
+ * its create was answered, so the operator ran only the latest due slot (DESIGN §3) and the soak
+ * failed on skipped slots. At 400 the same 12-minute soak measured the API server at 0.68–0.76 of a
+ * core and 0 skipped slots (bench/README.md, "Issue 24, fifth round"): the control plane is the
+ * environment, tuned like etcd's --unsafe-no-fsync, not the thing measured.
+ */
+export function controlPlaneGoGC(env: NodeJS.ProcessEnv): number {
+  const v = Number(env.BENCH_CONTROL_PLANE_GOGC ?? 400);
+  if (!Number.isInteger(v) || v < 1) throw new Error(`BENCH_CONTROL_PLANE_GOGC must be a whole number >= 1, not ${env.BENCH_CONTROL_PLANE_GOGC}`);
+  return v;
+}
 export interface BenchConfig {
   quick: boolean;
   /** Jobs start one real (kwok) pod each instead of completing at once without one (BENCH_PODS=1). */

@@ -69,7 +69,7 @@ async function main(): Promise<number> {
   const t0 = performance.now();
   const machine = machineInfo();
   const notRun = new Error(`not run (BENCH_ONLY=${process.env.BENCH_ONLY ?? ''})`);
-  say(`secondcron bench (${cfg.quick ? 'QUICK' : 'full'}${cfg.pods ? ', real pods' : ''}) at ${commit().slice(0, 12)}; ${machine.cores} cores ${machine.cpu_model}; load ${machine.load_start.join(' ')}; operator node flags: ${machine.operator_node_args.join(' ') || 'none'}`);
+  say(`secondcron bench (${cfg.quick ? 'QUICK' : 'full'}${cfg.pods ? ', real pods' : ''}) at ${commit().slice(0, 12)}; ${machine.cores} cores ${machine.cpu_model}; load ${machine.load_start.join(' ')}; operator node flags: ${machine.operator_node_args.join(' ') || 'none'}; control plane GOGC ${machine.control_plane_gogc}`);
   if ((machine.load_start[0] ?? 0) > 1) say(`note: the machine is busy (1-minute load ${machine.load_start[0]} on ${machine.cores} cores): expect noisy figures`);
 
   const results: Results = {
@@ -116,7 +116,7 @@ async function main(): Promise<number> {
     say('starting a private control plane (etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kwok)');
     // The API server audits the bench's user (the operator runs as it, so does the floor client): the
     // requests per Job counted by the server itself (lib/audit-log.ts).
-    cluster = await startCluster({ nodes: 1, auditUsers: [BENCH_USER] });
+    cluster = await startCluster({ nodes: 1, auditUsers: [BENCH_USER], goGC: machine.control_plane_gogc });
     say(`control plane up in ${(cluster.startupMs / 1000).toFixed(1)} s (${cluster.dir})`);
   }
   try {

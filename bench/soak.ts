@@ -22,7 +22,7 @@ import { type Cluster, startCluster } from '../test/cluster/cluster.js';
 import { installCrd } from '../test/cluster/crd.js';
 import { JobWatcher } from '../test/cluster/job-watcher.js';
 import type { OperatorProcess } from '../test/cluster/operator-process.js';
-import { SOAK_KCM_LIMITS } from './config.js';
+import { SOAK_KCM_LIMITS, controlPlaneGoGC } from './config.js';
 import { bulkCreate, createNamespace, restFor, scjManifest, scjPath } from './lib/kube.js';
 import { commit, load } from './lib/machine.js';
 import { finishOperator, makeOperator, scrape } from './lib/operator.js';
@@ -153,9 +153,10 @@ async function main(): Promise<number> {
   const SCHEDULES = env('SOAK_SCHEDULES', 100);
   const warmupMin = Math.min(env('SOAK_WARMUP_MINUTES', 5), minutes / 2);
   const handoverMin = env('SOAK_HANDOVER_MINUTES', 10);
+  const goGC = controlPlaneGoGC(process.env);
   const loadStart = load();
-  say(`soak: ${minutes} min (${warmupMin} min warm-up), ${SCHEDULES} × 1 s, churn every ${CHURN_MS / 1000} s, a handover every ${handoverMin} min; load ${loadStart.join(' ')}`);
-  const cluster: Cluster = await startCluster({ nodes: 1 });
+  say(`soak: ${minutes} min (${warmupMin} min warm-up), ${SCHEDULES} × 1 s, churn every ${CHURN_MS / 1000} s, a handover every ${handoverMin} min; control plane GOGC ${goGC}; load ${loadStart.join(' ')}`);
+  const cluster: Cluster = await startCluster({ nodes: 1, goGC });
   const replicas: OperatorProcess[] = [];
   let watcher: JobWatcher | undefined;
   try {
@@ -308,6 +309,7 @@ async function main(): Promise<number> {
       warmup_minutes: warmupMin,
       handover_minutes: handoverMin,
       schedules: SCHEDULES,
+      control_plane_gogc: goGC,
       load_start: loadStart,
       load_end: load(),
       churn,

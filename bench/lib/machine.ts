@@ -3,6 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { basename } from 'node:path';
 
+import { controlPlaneGoGC } from '../config.js';
 import { operatorNodeArgs } from './operator.js';
 
 export interface MachineInfo {
@@ -15,6 +16,8 @@ export interface MachineInfo {
   binaries: string;
   /** The node flags the operator (and the floor client) ran with: the image's ENTRYPOINT, or BENCH_NODE_ARGS. */
   operator_node_args: string[];
+  /** GOGC of the test control plane's Go processes (BENCH_CONTROL_PLANE_GOGC; 100 is Go's default). */
+  control_plane_gogc: number;
   load_start: number[];
   load_end: number[];
   /** Uncommitted changes in the tree when the run started (other people's or ours). */
@@ -46,6 +49,7 @@ export function machineInfo(): MachineInfo {
     k8s_version: 'unknown',
     binaries: process.env.SECONDCRON_BIN_DIR ? basename(process.env.SECONDCRON_BIN_DIR) : 'unknown',
     operator_node_args: operatorNodeArgs(),
+    control_plane_gogc: controlPlaneGoGC(process.env),
     load_start: load(),
     load_end: [],
     tree_dirty: git(['status', '--porcelain', '--untracked-files=no']) !== '',

@@ -63,6 +63,11 @@ export interface ClusterOptions {
    * the operator's requests from the API server's side with it.
    */
   auditUsers?: string[];
+  /**
+   * GOGC for the Go processes the cluster starts (etcd, kube-apiserver, kube-controller-manager,
+   * kube-scheduler, kwok); default: Go's (100). The bench trades their memory for CPU with it.
+   */
+  goGC?: number;
 }
 
 export interface FakeNode {
@@ -208,6 +213,7 @@ class LocalCluster implements Cluster {
     log: (m: string) => void,
     nodeBins: NodeBinaries | undefined,
     private readonly auditUsers: string[] = [],
+    private readonly goGC: number | undefined = undefined,
   ) {
     this.dir = dir;
     this.auditLogPath = auditUsers.length ? join(dir, 'logs', 'audit.log') : undefined;
@@ -380,7 +386,7 @@ class LocalCluster implements Cluster {
       args,
       logPath: this.path('logs', `${name}.log`),
       cwd: this.dir,
-      env: { ...process.env, ...extraEnv },
+      env: { ...process.env, ...(this.goGC === undefined ? {} : { GOGC: String(this.goGC) }), ...extraEnv },
     });
     this.procs.set(name, proc);
     this.log(`started ${name} (pid ${proc.pid ?? '?'})`);
@@ -764,6 +770,7 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
     opts.log ?? (() => undefined),
     nodeBins,
     opts.auditUsers,
+    opts.goGC,
   );
   try {
     // A real node adds containerd, the kubelet's registration and kube-proxy's first sync.
