@@ -183,6 +183,7 @@ async function main(): Promise<number> {
         results.auth_flood = r.result;
         samples.authFloodQuiet = r.samples.quiet;
         samples.authFloodFlood = r.samples.flood;
+        samples.authFloodDecoy = r.samples.decoy;
       });
     }
   } finally {

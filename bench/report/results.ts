@@ -51,7 +51,7 @@ export const FIXED = {
   scheduler: ['p50_ms', 'p99_ms'],
   failover: ['schedules', 'takeover_ms', 'first_job_ms', 'writes_60s'],
   herd: ['schedules', 'zero', 'hashed', 'p99_ratio', 'max_ratio'],
-  auth_flood: ['schedules', 'quiet', 'flood', 'p50_ratio', 'p99_ratio', 'answers'],
+  auth_flood: ['schedules', 'quiet', 'flood', 'decoy', 'p50_ratio', 'p99_ratio', 'decoy_p99_ratio', 'answers'],
 } as const;
 
 export function failed(scenario: keyof typeof FIXED, err: unknown): Failed {

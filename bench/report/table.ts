@@ -147,10 +147,12 @@ export function tableRows(r: Results): Row[] {
   if (isFailed(r.auth_flood)) add('auth_flood', 'FAILED', r.auth_flood.error.split('\n')[0] ?? '');
   else {
     const a = r.auth_flood;
-    add('auth_flood', `${a.schedules} × 1 s, ${a.rounds} × (${a.window_s} s quiet + ${a.window_s} s with ${a.junk_per_window} junk tokens): seen / expected; duplicates`, `${a.seen} / ${a.expected}; ${a.duplicates}`);
+    add('auth_flood', `${a.schedules} × 1 s, ${a.rounds} × ${a.window_s} s each quiet, ${a.junk_per_window} junk tokens on the operator, the same on a decoy: seen / expected; duplicates`, `${a.seen} / ${a.expected}; ${a.duplicates}`);
     add('auth_flood', 'slot → watch p50 / p99, quiet', `${f(a.quiet.p50_ms, '')} / ${f(a.quiet.p99_ms)}`);
-    add('auth_flood', 'slot → watch p50 / p99, flood', `${f(a.flood.p50_ms, '')} / ${f(a.flood.p99_ms)}`);
-    add('auth_flood', 'operator CPU quiet / flood; the flooding process (own process, same cores; niceness)', `${a.operator_cpu_pct.quiet} % / ${a.operator_cpu_pct.flood} %; ${a.flooder_cpu_pct} % (nice ${a.flooder_nice})`);
+    add('auth_flood', 'slot → watch p50 / p99, flood on the operator', `${f(a.flood.p50_ms, '')} / ${f(a.flood.p99_ms)}`);
+    add('auth_flood', 'slot → watch p50 / p99, flood on the decoy (control: the operator sees none of it)', `${f(a.decoy.p50_ms, '')} / ${f(a.decoy.p99_ms)}`);
+    add('auth_flood', 'operator CPU quiet / flood; the decoy; the flooding process (own processes, same cores; niceness)', `${a.operator_cpu_pct.quiet} % / ${a.operator_cpu_pct.flood} %; ${a.decoy_cpu_pct} %; ${a.flooder_cpu_pct} % (nice ${a.flooder_nice})`);
+    add('auth_flood', 'decoy p99 / quiet p99 (control); decoy answers', `${f(a.decoy_p99_ratio, '×')}; ${JSON.stringify(a.decoy_answers)}`);
     add('auth_flood', 'flood p99 / quiet p99; junk answers by status', `${f(a.p99_ratio, '×')}; ${JSON.stringify(a.answers)}`, target('auth_flood', 'p99 flood / quiet'));
   }
   if (isFailed(r.herd)) add('herd', 'FAILED', r.herd.error.split('\n')[0] ?? '');

@@ -22,6 +22,7 @@ export interface RunSamples {
   herdHashed?: number[];
   authFloodQuiet?: number[];
   authFloodFlood?: number[];
+  authFloodDecoy?: number[];
 }
 
 const num = (r: object, k: string): number | null => {
@@ -77,6 +78,7 @@ export function writeResults(dir: string, partial: boolean, results: Results, sa
     { label: `herd: ${c.herd.schedules} × "H * * * * *"`, samples: samples.herdHashed ?? [], color: '#e377c2' },
     { label: `auth_flood: ${c.authFlood.schedules} × 1 s, quiet windows`, samples: samples.authFloodQuiet ?? [], color: '#bcbd22' },
     { label: `auth_flood: ${c.authFlood.schedules} × 1 s, ${c.authFlood.junkPerWindow} junk tokens per ${c.authFlood.windowSeconds} s`, samples: samples.authFloodFlood ?? [], color: '#7f7f7f' },
+    { label: 'auth_flood: the same junk on a decoy (control)', samples: samples.authFloodDecoy ?? [], color: '#c7c7c7' },
   ];
   const subtitle = `${results.commit.slice(0, 12)} · ${results.date.slice(0, 16)}Z · ${c.quick ? 'QUICK' : 'full'} · ${m.cores}× ${m.cpu_model} · ${m.k8s_version} · load ${m.load_start[0]}`;
   writeFileSync(svgPath, latencySvg('secondcron bench: latency distributions (CDF)', subtitle, series));
