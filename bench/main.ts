@@ -10,6 +10,7 @@
 //   BENCH_NODE_OPTIONS   Node flags for the operator instead of the chart's heap limit; BENCH_OPERATOR_MAIN another operator build
 //   BENCH_NODE_ARGS      node's own flags for the operator instead of the image's ENTRYPOINT ones ("" for none)
 //   BENCH_FLOOD_NICE=n   niceness of auth_flood's flooding process (0 by default)
+//   BENCH_CONTROL_PLANE_GOGC=n  GOGC of the control plane's Go processes (400 by default; 100 is Go's own), as `make soak`
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
