@@ -22,9 +22,10 @@ export const SOAK_KCM_LIMITS: ClientLimits = { ...KCM_FAST_LIMITS, jobSyncs: 25 
  * patches, the Job controller's two status updates and one Event per Job) and at Go's default it used
  * a whole core of this machine's two (load 5–6): in spells a schedule's next slot came due before
  * its create was answered, so the operator ran only the latest due slot (DESIGN §3) and the soak
- * failed on skipped slots. At 400 the same 12-minute soak measured the API server at 0.68–0.76 of a
- * core and 0 skipped slots (bench/README.md, "Issue 24, fifth round"): the control plane is the
- * environment, tuned like etcd's --unsafe-no-fsync, not the thing measured.
+ * failed on skipped slots. At 400 a 12-minute soak skipped 0 slots (325 at the default) and the
+ * 60-minute soak 0.23 % (0.94 % at the default), the API server at 0.87 of a core on average
+ * (bench/README.md, "Issue 24, fifth round"): the control plane is the environment, tuned like etcd's
+ * --unsafe-no-fsync, not the thing measured.
  */
 export function controlPlaneGoGC(env: NodeJS.ProcessEnv): number {
   const v = Number(env.BENCH_CONTROL_PLANE_GOGC ?? 400);
