@@ -25,9 +25,10 @@ export class DecoyServer {
     return new Promise((resolve, reject) => {
       const onExit = (code: number | null): void => reject(new Error(`decoy server exited (${code}) before listening`));
       child.once('exit', onExit);
-      child.once('message', (m) => {
+      child.once('message', (m: unknown) => {
         child.off('exit', onExit);
-        resolve(new DecoyServer(child, (m as { port: number }).port));
+        if (isListening(m)) resolve(new DecoyServer(child, m.port));
+        else reject(new Error(`decoy server sent ${JSON.stringify(m)} instead of its port`));
       });
     });
   }
@@ -39,6 +40,10 @@ export class DecoyServer {
       this.child.disconnect();
     });
   }
+}
+
+function isListening(m: unknown): m is { port: number } {
+  return typeof m === 'object' && m !== null && 'port' in m && typeof m.port === 'number';
 }
 
 const BODY = 'Unauthorized\n';
