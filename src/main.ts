@@ -7,7 +7,8 @@ import { buildInfo, versionLine } from './build-info.js';
 import { type Timers, createSystemTimers, systemMonotonicClock, systemWallClock } from './clock/index.js';
 import { ConfigError, type Config, helpText, parseConfig } from './config.js';
 import { type SecondCronJob, type Job, LABEL_OWNER, collectionPath, jobsPath } from './controller/api.js';
-import { type Cache, Controller, type Leadership } from './controller/controller.js';
+import type { Cache } from './controller/cache.js';
+import { Controller, type Leadership } from './controller/controller.js';
 import { EventRecorder } from './controller/events.js';
 import { FencedRest } from './controller/fenced-rest.js';
 import { JobCreator } from './controller/job-creator.js';
@@ -187,9 +188,12 @@ async function main(): Promise<void> {
   // Jobs first: when SecondCronJobs arrive, their Jobs are already known (catch-up needs them).
   manager.addCacheStage(jobReflectors);
   manager.addCacheStage(scjReflectors);
-  // Stopped in reverse: the scheduler first, then resync, then the reconciles (nothing new is decided
-  // or submitted), then the creator: creates not yet sent are dropped, the ones on the wire answered.
-  // Only then is the Lease released, so no write of ours can land after another replica took over.
+  // Stopped in reverse (DESIGN §3 "Handover"): the scheduler first, then resync, then the reconciles
+  // (nothing new is decided or submitted), then the creator (creates not yet sent are dropped, the ones
+  // on the wire answered; a retryable answer ends its create), then the statuses that wait are written.
+  // Only then is the Lease released, so no write of ours can land after another replica took over; if
+  // that does not finish within the shutdown timeout the Lease is left to expire instead.
+  manager.add({ name: 'statuses', start: () => {}, stop: () => controller.writeStatuses() });
   manager.add({ name: 'job creator', start: () => {}, stop: () => creator.drain() });
   manager.add({ name: 'controller', start: () => {}, stop: () => controller.shutDown() });
   let resync: NodeJS.Timeout | undefined;

@@ -19,13 +19,19 @@ export interface Election {
   start(): void;
   /** Stops leading (the hooks run first) and hands the Lease back. Never throws. */
   release(): Promise<void>;
+  /** Stops leading and keeps the Lease until it expires (a write of ours may still be on the wire). */
+  stop(): void;
 }
 
 export interface ManagerOptions {
   log: Logger;
   /** How often cache sync is polled. */
   syncPollMs?: number;
-  /** Bound on stopping the runnables (draining creates) before the Lease is released anyway. */
+  /**
+   * Bound on stopping the runnables (draining creates, writing statuses). Past it the Lease is not
+   * handed back but left to expire: a create still on the wire could otherwise land after a follower
+   * took over at its next retry.
+   */
   stopTimeoutMs: number;
 }
 
@@ -97,11 +103,18 @@ export class Manager {
       }
     };
     let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<void>((resolve) => (timer = setTimeout(resolve, this.opts.stopTimeoutMs)));
-    await Promise.race([all(this.runnables), timeout]);
+    const timeout = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), this.opts.stopTimeoutMs)));
+    const stopped = await Promise.race([all(this.runnables).then(() => true), timeout]);
     clearTimeout(timer);
-    if (this.election) await this.election.release();
-    else await this.stopLeading();
+    if (this.election && stopped) {
+      await this.election.release();
+    } else if (this.election) {
+      this.opts.log.warn('runnables did not stop within the shutdown timeout; the Lease is left to expire instead of released', { timeoutMs: this.opts.stopTimeoutMs });
+      this.election.stop();
+      await this.stopLeading();
+    } else {
+      await this.stopLeading();
+    }
     await all(this.cacheStages.flat());
   }
 

@@ -54,6 +54,8 @@ export interface SecondCronJobStatus {
   nextScheduleTime?: string;
   /** spec.schedule with `H` resolved (as it runs). */
   resolvedSchedule?: string;
+  /** Hash of the fields slots are computed from, when nextScheduleTime was written (slots/schedule-hash.ts). */
+  scheduleHash?: string;
   activeCount?: number;
   active?: ObjectReference[];
   conditions?: Condition[];

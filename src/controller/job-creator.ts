@@ -1,16 +1,23 @@
 // Job creation: a bounded number in flight, behind a client-side QPS/burst limit, retried on
-// 429/5xx/network errors with backoff (Retry-After honoured) until the slot's deadline.
+// 429/5xx/network errors and a full quota with backoff (Retry-After honoured) until the slot's
+// deadline, when it has one.
 //
-// The creator decides nothing about slots: the reconcile of a schedule submits at most one create for
-// it, hears every step of it (sent, retrying, ended) through `CreateListener`, and cancels a create that
-// a newer slot supersedes. A create waiting for a token or a retry can be cancelled; one on the wire
-// cannot (it may land), its answer always comes.
+// The creator decides nothing about slots: the executor submits at most one create per schedule, hears
+// every step of it (sent, retrying, ended) through `CreateListener`, and cancels a create that a newer
+// slot supersedes. A create waiting for a token or a retry can be cancelled (`cancel` says whether it
+// was dropped); one on the wire cannot (it may land), its answer always comes. The listener is called
+// only once the creator's own state is settled (an entry answered 429 is already sleeping before its
+// retry, not in flight), so the executor can cancel it from there — and the executor never decides
+// inside the call: it notes the answer and queues the schedule's key.
 //
 // The queue in front of the limit is our own, not p-limit's: an entry is judged when its turn comes,
 // BEFORE it takes a token. One past its deadline, or queued by a replica that is no longer leader,
 // leaves without a token or a request. With p-limit every queued entry took a token first: after a
 // 30 s API freeze the expired backlog drained at --qps, so fresh slots stayed late long after the API
 // server answered again.
+//
+// The manifest is built when the create is sent, not when it is queued: a retry after a template edit
+// sends the edited template.
 import type { TimerHandle, Timers, WallClock } from '../clock/clock.js';
 import { ApiError, isAlreadyExists, isRetryable, provesNothingStored } from '../kube/api-error.js';
 import { retryDelayMs } from '../kube/backoff.js';
@@ -28,8 +35,24 @@ export type CreateAnswer =
    * earlier answer left the outcome unknown (timeout, 500), so the Job may exist after all.
    */
   | { kind: 'failed'; reason: 'deadline' | 'error'; error?: Error; maybeStored: boolean }
-  /** Not sent (or not retried): this replica may no longer write. */
-  | { kind: 'not_leader' };
+  /**
+   * Not sent, or not retried: this replica may no longer write, or it is handing over (a retryable
+   * answer during the drain ends the create; the next leader decides the slot). maybeStored as above.
+   */
+  | { kind: 'not_leader'; maybeStored: boolean }
+  /** Not sent (again): it stored nothing so far, and the next slot is due, which supersedes it (DESIGN I4). */
+  | { kind: 'superseded' };
+
+/** One slot's create as the executor submits it. */
+export interface CreateRequest {
+  /** The Job to create, built from the resource as it is when the request goes out. */
+  readonly build: () => JobManifest;
+  readonly slotMs: number;
+  /** Infinity when the schedule has no starting deadline: retried until answered or superseded. */
+  readonly deadlineMs: number;
+  /** The next slot: from then on a create that stored nothing is not sent again. */
+  readonly supersededAtMs: number;
+}
 
 /** What the controller hears about the create it submitted for a schedule. */
 export interface CreateListener {
@@ -56,11 +79,15 @@ export interface JobCreatorOptions {
 
 const RETRY = { initialMs: 100, maxMs: 5_000 };
 
-interface Entry {
+/** An answer after which the entry sleeps before its next try. */
+interface RetryLater {
+  readonly kind: 'retry';
+  readonly nothingStored: boolean;
+  readonly error: Error;
+}
+
+interface Entry extends CreateRequest {
   readonly key: string;
-  readonly job: JobManifest;
-  readonly slotMs: number;
-  readonly deadlineMs: number;
   attempt: number;
   lastError: Error | undefined;
   /** An answer left the outcome unknown: the Job may have been stored. */
@@ -68,6 +95,8 @@ interface Entry {
   /** Set while sleeping before a retry. */
   retry?: TimerHandle;
   inFlight: boolean;
+  /** The cache showed the slot's Job while this create was on the wire: its answer is final. */
+  exists: boolean;
 }
 
 export class JobCreator {
@@ -79,6 +108,8 @@ export class JobCreator {
   private tokenTimer: TimerHandle | undefined;
   private readonly drained = new Set<() => void>();
   private listener: CreateListener | undefined;
+  /** Handing over: nothing new is sent, a retryable answer ends its create. */
+  private draining = false;
 
   constructor(private readonly opts: JobCreatorOptions) {}
 
@@ -86,10 +117,16 @@ export class JobCreator {
     this.listener = listener;
   }
 
+  /** True when the schedule (key) has no create outstanding, so one may be submitted. */
+  idle(key: string): boolean {
+    return !this.byKey.has(key);
+  }
+
   /** Queues the create of one slot's Job; the schedule (key) must have no other create outstanding. */
-  submit(key: string, job: JobManifest, slotMs: number, deadlineMs: number): void {
+  submit(key: string, req: CreateRequest): void {
     if (this.byKey.has(key)) throw new Error(`${key}: a create is already outstanding`);
-    const entry: Entry = { key, job, slotMs, deadlineMs, attempt: 0, lastError: undefined, maybeStored: false, inFlight: false };
+    if (this.draining) throw new Error(`${key}: the creator is draining`);
+    const entry: Entry = { ...req, key, attempt: 0, lastError: undefined, maybeStored: false, inFlight: false, exists: false };
     this.byKey.set(key, entry);
     this.enqueue(entry);
   }
@@ -98,6 +135,23 @@ export class JobCreator {
   cancel(key: string): boolean {
     const entry = this.byKey.get(key);
     if (!entry || entry.inFlight) return false;
+    this.settle(entry);
+    return true;
+  }
+
+  /**
+   * The Job cache shows the Job of the schedule's outstanding create (stored by an attempt whose answer
+   * was lost or has not come): it is never sent again — once the Job finished and was deleted (history
+   * limit 0, a TTL of 0) another attempt would store a second Job for the slot. True when the create was
+   * dropped now; one on the wire ends with its answer, a failed one as already existing.
+   */
+  jobExists(key: string): boolean {
+    const entry = this.byKey.get(key);
+    if (!entry) return false;
+    if (entry.inFlight) {
+      entry.exists = true;
+      return false;
+    }
     this.settle(entry);
     return true;
   }
@@ -113,8 +167,9 @@ export class JobCreator {
    * the ones in flight are answered (their timeouts end before the renew deadline).
    */
   drain(): Promise<void> {
+    this.draining = true;
     for (const entry of [...this.byKey.values()]) {
-      if (!entry.inFlight) this.end(entry, { kind: 'not_leader' });
+      if (!entry.inFlight) this.end(entry, { kind: 'not_leader', maybeStored: entry.maybeStored });
     }
     if (this.byKey.size === 0) return Promise.resolve();
     return new Promise((resolve) => this.drained.add(resolve));
@@ -137,12 +192,17 @@ export class JobCreator {
   private pump(): void {
     for (const entry of this.queue) {
       if (this.inFlight >= this.opts.maxConcurrent) break;
-      if (this.opts.wall.nowMs() > entry.deadlineMs) {
+      const nowMs = this.opts.wall.nowMs();
+      if (nowMs > entry.deadlineMs) {
         this.giveUp(entry);
         continue;
       }
-      if (!(this.opts.fenceRemainingMs() > 0)) {
-        this.end(entry, { kind: 'not_leader' });
+      if (!entry.maybeStored && nowMs >= entry.supersededAtMs) {
+        this.end(entry, { kind: 'superseded' });
+        continue;
+      }
+      if (this.draining || !(this.opts.fenceRemainingMs() > 0)) {
+        this.end(entry, { kind: 'not_leader', maybeStored: entry.maybeStored });
         continue;
       }
       if (!this.opts.bucket.tryTake()) {
@@ -171,18 +231,19 @@ export class JobCreator {
     this.inFlight++;
     metrics.inflight.inc();
     this.listener?.sent(entry.key, entry.slotMs);
-    let answer: CreateAnswer | undefined;
+    const job = entry.build();
+    let answer: CreateAnswer | RetryLater;
     try {
       const created = await this.opts.rest.request<Pick<Job, 'metadata'>>({
         verb: 'create',
-        path: jobsPath(entry.job.metadata.namespace),
-        body: entry.job,
+        path: jobsPath(job.metadata.namespace),
+        body: job,
         timeoutMs,
         metadataOnly: true, // the server fills in metadata only; spec is ours and status is empty
         purpose: 'job_create',
       });
       metrics.jobsCreated.inc({ result: 'created' });
-      answer = { kind: 'created', job: { ...entry.job, metadata: created.metadata, status: {} }, ackMs: this.opts.wall.nowMs() };
+      answer = { kind: 'created', job: { ...job, metadata: created.metadata, status: {} }, ackMs: this.opts.wall.nowMs() };
     } catch (err) {
       answer = this.failure(entry, err);
     } finally {
@@ -190,13 +251,15 @@ export class JobCreator {
       this.inFlight--;
       metrics.inflight.dec();
     }
-    if (answer) this.end(entry, answer);
+    // Reported only now that the entry is out of flight (ended, or sleeping before its retry).
+    if (answer.kind === 'retry') this.listener?.retrying(entry.key, entry.slotMs, answer.nothingStored, answer.error);
+    else this.end(entry, answer);
     this.pump();
   }
 
-  /** A final answer, or undefined when the entry sleeps before a retry. */
-  private failure(entry: Entry, err: unknown): CreateAnswer | undefined {
-    if (isAlreadyExists(err)) {
+  /** A final answer, or a retry (the entry already sleeps before it). */
+  private failure(entry: Entry, err: unknown): CreateAnswer | RetryLater {
+    if (isAlreadyExists(err) || entry.exists) {
       this.opts.metrics.jobsCreated.inc({ result: 'already_exists' });
       return { kind: 'already_exists', ackMs: this.opts.wall.nowMs() };
     }
@@ -208,17 +271,18 @@ export class JobCreator {
     }
     const nothingStored = provesNothingStored(err);
     if (!nothingStored) entry.maybeStored = true;
+    // Handing over: the next leader decides the slot (a Job that may exist is looked up by it).
+    if (this.draining) return { kind: 'not_leader', maybeStored: entry.maybeStored };
     const delay = retryDelayMs(RETRY, entry.attempt++, this.opts.random, err instanceof ApiError ? err.retryAfterMs : undefined);
     if (this.opts.wall.nowMs() + delay >= entry.deadlineMs) {
       this.opts.metrics.jobsCreated.inc({ result: 'error' });
       return { kind: 'failed', reason: 'error', error, maybeStored: entry.maybeStored };
     }
-    this.listener?.retrying(entry.key, entry.slotMs, nothingStored, error);
     entry.retry = this.opts.timers.set(delay, () => {
       entry.retry = undefined;
       this.enqueue(entry);
     });
-    return undefined;
+    return { kind: 'retry', nothingStored, error };
   }
 
   private giveUp(entry: Entry): void {

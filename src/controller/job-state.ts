@@ -14,8 +14,9 @@ export function jobOutcome(job: Job): JobOutcome {
   return undefined;
 }
 
+/** Not finished. A Job being deleted stays active until it is gone, as in upstream's status.active. */
 export function isActive(job: Job): boolean {
-  return jobOutcome(job) === undefined && !job.metadata.deletionTimestamp;
+  return jobOutcome(job) === undefined;
 }
 
 /** The slot a Job was created for, from our annotation; NaN if absent or malformed. */
@@ -33,9 +34,4 @@ export function jobStartMs(job: Job): number {
 /** Ours = controlled by this SecondCronJob's uid (a label alone could be copied by anyone). */
 export function isOwnedBy(job: Job, scj: SecondCronJob): boolean {
   return (job.metadata.ownerReferences ?? []).some((r) => r.controller && r.uid === scj.metadata.uid);
-}
-
-export function finishedAtMs(job: Job): number {
-  const done = job.status?.completionTime ?? job.status?.conditions?.find((c) => c.status === 'True')?.lastTransitionTime;
-  return done ? Date.parse(done) : jobSlotMs(job);
 }

@@ -2,6 +2,7 @@
 // by hand, so any replica that becomes leader writes the same thing).
 import { type Condition, type Job, type SecondCronJob, type SecondCronJobStatus } from './api.js';
 import { isActive, jobOutcome, jobSlotMs, jobStartMs } from './job-state.js';
+import { scheduleHash } from './slots/schedule-hash.js';
 
 export interface ReadyState {
   status: Condition['status'];
@@ -42,7 +43,10 @@ export function desiredStatus(inp: StatusInputs): SecondCronJobStatus {
   };
   if (lastSchedule) status.lastScheduleTime = lastSchedule;
   if (lastSuccess) status.lastSuccessfulTime = lastSuccess;
-  if (inp.nextSlotMs !== null) status.nextScheduleTime = rfc3339(inp.nextSlotMs);
+  if (inp.nextSlotMs !== null) {
+    status.nextScheduleTime = rfc3339(inp.nextSlotMs);
+    status.scheduleHash = scheduleHash(inp.scj);
+  }
   if (inp.resolvedSchedule !== undefined) status.resolvedSchedule = inp.resolvedSchedule;
   return status;
 }

@@ -4,7 +4,10 @@
 // of workers run in all, a failed reconcile is retried with per-key exponential backoff, and a
 // reconcile may ask to run again after a delay (requeueAfter). Keys added with addFirst (a slot fell
 // due, a create was answered) are taken before the others, like controller-runtime's priority queue,
-// so a slot's decision never waits behind housekeeping. Pure: clocks and timers are injected.
+// so a slot's decision never waits behind housekeeping. A reconcile never starts inside an add*: the
+// queue starts its workers on the next microtask, so a creator callback or an event handler that adds
+// a key has returned before any decision runs (DESIGN §3: nothing runs re-entrantly). Pure: clocks and
+// timers are injected.
 import type { MonotonicClock, TimerHandle, Timers } from '../clock/clock.js';
 import { type BackoffPolicy, backoffDelayMs } from '../kube/backoff.js';
 
@@ -50,6 +53,7 @@ export class WorkQueue {
   private readonly failures = new Map<string, number>();
   private readonly idle = new Set<() => void>();
   private stopped = false;
+  private pumpQueued = false;
 
   constructor(private readonly opts: WorkQueueOptions) {
     if (!(opts.workers >= 1)) throw new RangeError(`work queue: workers must be >= 1, got ${opts.workers}`);
@@ -67,7 +71,7 @@ export class WorkQueue {
       return;
     }
     if (!this.first.has(key)) this.queued.add(key);
-    this.pump();
+    this.schedulePump();
   }
 
   /** Like add, but the key goes before every key added with add(). */
@@ -80,7 +84,7 @@ export class WorkQueue {
     }
     this.queued.delete(key);
     this.first.add(key);
-    this.pump();
+    this.schedulePump();
   }
 
   /** Adds the key after delayMs; of several pending delays for one key the earliest wins. */
@@ -125,6 +129,15 @@ export class WorkQueue {
   whenIdle(): Promise<void> {
     if (this.processing.size === 0 && this.length === 0) return Promise.resolve();
     return new Promise((resolve) => this.idle.add(resolve));
+  }
+
+  private schedulePump(): void {
+    if (this.pumpQueued) return;
+    this.pumpQueued = true;
+    queueMicrotask(() => {
+      this.pumpQueued = false;
+      this.pump();
+    });
   }
 
   private pump(): void {

@@ -35,19 +35,28 @@ export function isStatus(err: unknown, status: number): boolean {
 export const isNotFound = (err: unknown): boolean => isStatus(err, 404);
 export const isAlreadyExists = (err: unknown): boolean => err instanceof ApiError && err.status === 409 && err.reason === 'AlreadyExists';
 
-/** Worth retrying: throttling, server errors, and network failures. Not 4xx validation errors. */
+/**
+ * A ResourceQuota refused the object (403 "exceeded quota"): nothing was stored, and a Job finishing
+ * elsewhere in the namespace may make room, so it is retried like throttling (upstream's Job and
+ * CronJob controllers requeue on it too).
+ */
+export function isQuotaExceeded(err: unknown): boolean {
+  return err instanceof ApiError && err.status === 403 && /exceeded quota/.test(err.serverMessage ?? err.message);
+}
+
+/** Worth retrying: throttling, server errors, network failures and a full ResourceQuota. Not other 4xx. */
 export function isRetryable(err: unknown): boolean {
   if (!(err instanceof ApiError)) return false;
-  return err.status === 0 || err.status === 429 || err.status >= 500;
+  return err.status === 0 || err.status === 429 || err.status >= 500 || isQuotaExceeded(err);
 }
 
 /**
  * The answer proves the API server stored nothing: throttled (429, API Priority and Fairness or
- * max-inflight) or unavailable before handling the request (503). Other 5xx (500 after an etcd timeout,
+ * max-inflight), unavailable before handling the request (503), or refused by a quota. Other 5xx (500 after an etcd timeout,
  * 504) and network failures leave the outcome unknown: the object may exist.
  */
 export function provesNothingStored(err: unknown): boolean {
-  return err instanceof ApiError && (err.status === 429 || err.status === 503);
+  return err instanceof ApiError && (err.status === 429 || err.status === 503 || isQuotaExceeded(err));
 }
 
 /** Retry-After is either delta-seconds or an HTTP date; the API server sends seconds. */

@@ -53,6 +53,7 @@ test('with an election the leader group follows its hooks, and shutdown releases
       order.push('release');
       manager.leaderHooks.onStoppedLeading();
     },
+    stop: () => order.push('stop election'),
   };
   await manager.syncCaches();
   manager.startRunnables(election);
@@ -62,4 +63,21 @@ test('with an election the leader group follows its hooks, and shutdown releases
   assert.deepEqual(order.slice(2), ['start leader work'], 'started once');
   await manager.stop();
   assert.deepEqual(order.slice(3), ['stop scheduler', 'release', 'stop leader work']);
+});
+
+test('a runnable that does not stop within the shutdown timeout: the Lease is left to expire, not handed back', async () => {
+  const { order, manager } = harness();
+  // A create still on the wire when the timeout ends could land after a follower took over at its
+  // next retry; an expiring Lease keeps every follower out for the lease duration instead.
+  manager.add({ name: 'job creator', start: () => {}, stop: () => new Promise<void>(() => {}) });
+  const election: Election = {
+    start: () => order.push('election start'),
+    release: async () => void order.push('release'),
+    stop: () => order.push('stop election'),
+  };
+  await manager.syncCaches();
+  manager.startRunnables(election);
+  manager.leaderHooks.onStartedLeading();
+  await manager.stop();
+  assert.deepEqual(order, ['election start', 'stop election']);
 });

@@ -1,9 +1,10 @@
 // What the leader knows about one schedule's slots, in one place, changed only through the named
-// transitions below. No I/O and no clock: the reconcile reads it into a plan (plan.ts), the executor
-// and the create answers move it on. Every field is per schedule; dropped with the schedule's record.
+// transitions below. No I/O and no clock: the reconcile reads it into a plan (plan.ts); the executor
+// (executor.ts) is the only caller of the transitions. Every field is per schedule; dropped with the
+// schedule's record.
+import type { MissedReason } from '../../metrics/metrics.js';
 import type { Job } from '../api.js';
 import { jobSlotMs } from '../job-state.js';
-import type { Plan } from './plan.js';
 
 /** The one create of this schedule that is queued, in flight or waiting to retry (at most one). */
 export interface OutstandingCreate {
@@ -11,18 +12,30 @@ export interface OutstandingCreate {
   /** The request is on the wire: its answer decides what happens next. */
   sent: boolean;
   /**
-   * Proof that no Job was stored for the slot: never sent yet, or answered 429/503. Such a create is
-   * superseded by a newer due slot (only the latest missed slot may run). After an unknown outcome
+   * Proof that no Job was stored for the slot: never sent yet, or answered 429/503/quota. Such a create
+   * is superseded by a newer due slot (only the latest missed slot may run). After an unknown outcome
    * (timeout, reset, a 5xx that may have stored) it is retried for its own slot, never superseded:
    * the Job may exist.
    */
   nothingStored: boolean;
 }
 
-/** A Job this leader created (or may have created), with when the create was acknowledged (monotonic ms). */
+/**
+ * A Job this leader created, or may have created, that the Job cache has not shown yet. Forbid, Replace
+ * and status see it at once. Unless the cache shows it first, it is looked up with a GET once
+ * `lookUpAtMonoMs` has passed (upstream's MissingJob): a create that stored nothing never blocks Forbid.
+ */
 export interface ExpectedJob {
+  /** The Job as the create's answer or a GET returned it; or as it would be (`confirmed` false: no uid). */
   readonly job: Job;
-  readonly ackMonoMs: number;
+  /** The API server answered with this Job (201, or a GET): it exists, or existed. */
+  readonly confirmed: boolean;
+  /** When to look it up if the cache still has not shown it (monotonic ms). */
+  readonly lookUpAtMonoMs: number;
+  /** When the lookup finds nothing, the slot is counted missed with this reason (an unknown outcome given up). */
+  readonly missedIfAbsent?: MissedReason;
+  /** An AlreadyExists answer: adopted only if the Job is controlled by this resource. */
+  readonly adoptOnly?: boolean;
 }
 
 const NO_EXPECTED_JOBS: ReadonlyMap<string, ExpectedJob> = new Map();
@@ -32,8 +45,9 @@ const NO_DELETING_JOBS: ReadonlySet<string> = new Set();
 export type CreateEnd =
   | 'created' //        the slot has its Job
   | 'already_exists' // the slot had its Job (a retry after an unknown outcome, or another leader)
-  | 'failed' //         no Job and no more tries (4xx, or retries ran out before the deadline)
-  | 'not_leader'; //    never sent, or not retried: fenced off; the slot is undecided again
+  | 'failed' //         no Job and no more tries (4xx, or the starting deadline passed)
+  | 'superseded' //     not sent again: a newer slot fell due while it stored nothing (the slot is late)
+  | 'not_leader'; //    not sent, or not retried: fenced off or handing over; the slot is undecided again
 
 export class SlotLedger {
   /** Every slot at or before this instant is decided: it got a Job, was counted as missed, or fell while suspended. */
@@ -41,16 +55,13 @@ export class SlotLedger {
   create: OutstandingCreate | undefined;
   /** Latest slot with a Job this leader created or found, before the Job cache shows it (for status). */
   lastScheduledMs: number | undefined;
+  /** When the schedule last changed or resumed: slots at or before it are never decided again. */
+  scheduleChangedMs = Number.NEGATIVE_INFINITY;
   /**
-   * Jobs created by this leader that the Job cache has not shown yet, so that Forbid/Replace and status
-   * see them at once, with when the create was acknowledged (monotonic ms). Dropped when the cache
-   * shows them, or when a relist requested after the acknowledgement does not.
    * Made on first use and dropped when empty, like `deletingJobs`: an empty Map and Set are 320 bytes,
    * 3.2 MiB of a 10,000-schedule heap where almost every ledger holds neither (heap snapshot, issue 24).
    */
   private expectedJobs: Map<string, ExpectedJob> | undefined;
-  /** When the schedule last changed or resumed: slots at or before it are never decided again. */
-  private scheduleChangedMs = Number.NEGATIVE_INFINITY;
   /** Names of Jobs whose delete the API server accepted, until the watch shows them gone. */
   private deletingJobs: Set<string> | undefined;
 
@@ -62,9 +73,9 @@ export class SlotLedger {
     return this.deletingJobs ?? NO_DELETING_JOBS;
   }
 
-  /** A Job this leader created (or may have), until the Job cache shows it. */
-  expect(name: string, entry: ExpectedJob): void {
-    (this.expectedJobs ??= new Map()).set(name, entry);
+  /** A Job this leader created (or may have), until the Job cache shows it or a lookup settles it. */
+  expect(entry: ExpectedJob): void {
+    (this.expectedJobs ??= new Map()).set(entry.job.metadata.name, entry);
   }
 
   /** The Job is known not to exist, or the cache shows it. */
@@ -76,21 +87,23 @@ export class SlotLedger {
     if (this.deletingJobs?.delete(name) && this.deletingJobs.size === 0) this.deletingJobs = undefined;
   }
 
-  /**
-   * A plan's decisions: the superseded create dropped, the slots through decidedThroughMs decided, and
-   * the create queued, unless the running Jobs must be deleted first (then it is planned again once
-   * their deletes were accepted).
-   */
-  decide(plan: Pick<Plan, 'supersede' | 'decidedThroughMs' | 'create' | 'replace'>): void {
-    if (plan.supersede) {
-      if (this.create && (this.create.sent || !this.create.nothingStored)) throw new Error('only a create with nothing stored can be superseded');
-      this.create = undefined;
-    }
-    this.decideThrough(plan.decidedThroughMs);
-    if (!plan.create || plan.replace.length > 0) return;
+  /** Slots through throughMs are decided (counted, skipped or running). */
+  decideThrough(throughMs: number): void {
+    if (throughMs > this.decidedThroughMs) this.decidedThroughMs = throughMs;
+  }
+
+  /** The create of a slot was submitted to the creator: its slot is decided. */
+  createQueued(slotMs: number): void {
     if (this.create) throw new Error(`a create for slot ${this.create.slotMs} is still outstanding`);
-    this.decideThrough(plan.create.slotMs);
-    this.create = { slotMs: plan.create.slotMs, sent: false, nothingStored: true };
+    this.decideThrough(slotMs);
+    this.create = { slotMs, sent: false, nothingStored: true };
+  }
+
+  /** The outstanding create was dropped by the creator (it was not on the wire). */
+  createDropped(): OutstandingCreate | undefined {
+    const dropped = this.create;
+    this.create = undefined;
+    return dropped;
   }
 
   createSent(): void {
@@ -107,66 +120,42 @@ export class SlotLedger {
     this.create.nothingStored &&= nothingStored;
   }
 
-  /**
-   * True when the caller must count the slot as missed now: a create fenced off (`not_leader`) for a
-   * slot of a schedule that has changed since, which nobody can decide again.
-   */
+  /** The creator ended the create of slotMs; false when it is not the outstanding one (already settled). */
   createEnded(end: CreateEnd, slotMs: number): boolean {
     if (this.create?.slotMs !== slotMs) return false;
     this.create = undefined;
-    if (end === 'created' || end === 'already_exists') {
-      this.lastScheduledMs = Math.max(slotMs, this.lastScheduledMs ?? Number.NEGATIVE_INFINITY);
-    } else if (end === 'not_leader') {
-      if (slotMs <= this.scheduleChangedMs) return true;
-      // Not sent, or not retried: whoever leads next decides this slot. Nothing after it was decided
-      // while it was outstanding.
+    if (end === 'created') {
+      this.jobFound(slotMs);
+    } else if (end === 'not_leader' && slotMs > this.scheduleChangedMs) {
+      // Whoever leads next decides this slot (a slot of a schedule that has changed since is counted
+      // by the caller instead). Nothing after it was decided while it was outstanding.
       this.decidedThroughMs = Math.min(this.decidedThroughMs, slotMs - 1);
     }
-    return false;
+    return true;
+  }
+
+  /** The slot's Job exists (created, or found by a lookup after AlreadyExists or an unknown outcome). */
+  jobFound(slotMs: number): void {
+    this.lastScheduledMs = Math.max(slotMs, this.lastScheduledMs ?? Number.NEGATIVE_INFINITY);
   }
 
   /**
-   * Leadership is gone: a create not on the wire is dropped and its slot undecided again. One whose
-   * last answer left the outcome unknown may have stored its Job (`maybe`, the Job it would be): it
-   * counts as created until the Job cache shows it or a later relist proves it absent, so that Forbid
-   * does not start a second Job beside it when leadership returns before the watch caught up.
+   * The schedule changed (schedule, interval, time zone) or resumed, as seen at nowMs: slots of the new
+   * schedule start after this moment, and slots that fell while suspended are neither run nor counted.
    */
-  leadershipLost(maybe: ExpectedJob | undefined): boolean {
-    if (!this.create || this.create.sent) return false;
-    if (!this.create.nothingStored && maybe) this.expect(maybe.job.metadata.name, maybe);
-    return this.createEnded('not_leader', this.create.slotMs);
-  }
-
-  /**
-   * The schedule changed (schedule, interval, time zone) or resumed, as seen at nowMs: slots of the
-   * new schedule start after this moment, and slots that fell while suspended are neither run nor
-   * counted. A slot of the old schedule whose create was not sent yet will not run now: it is
-   * returned for the caller to cancel and count. A create on the wire, or retrying after an unknown
-   * outcome, goes on: it may have landed already.
-   */
-  scheduleChanged(nowMs: number): number | undefined {
-    const dropped = this.create && !this.create.sent && this.create.nothingStored ? this.create.slotMs : undefined;
-    if (dropped !== undefined) this.create = undefined;
+  scheduleChanged(nowMs: number): void {
     this.decideThrough(nowMs);
     this.scheduleChangedMs = Math.max(this.scheduleChangedMs, nowMs);
-    return dropped;
-  }
-
-  private decideThrough(throughMs: number): void {
-    if (throughMs > this.decidedThroughMs) this.decidedThroughMs = throughMs;
   }
 
   /**
-   * The Job cache shows a Job. True when it is the Job of the create waiting to retry after an unknown
-   * outcome (it was stored after all): that create ends as already existing, and the caller cancels
-   * its retry — a retry after the Job finished and was pruned would run the slot a second time.
+   * The Job cache shows a Job. True when it is the Job of the outstanding create (stored by an attempt
+   * whose answer was lost or has not come yet): the caller tells the creator, which never sends it
+   * again — a retry after the Job finished and was deleted would run the slot a second time.
    */
   jobObserved(job: Job): boolean {
     this.forgetExpected(job.metadata.name);
-    const c = this.create;
-    if (!c || c.sent || jobSlotMs(job) !== c.slotMs) return false;
-    this.createEnded('already_exists', c.slotMs);
-    return true;
+    return this.create !== undefined && jobSlotMs(job) === this.create.slotMs;
   }
 
   jobGone(job: Job): void {
@@ -178,21 +167,10 @@ export class SlotLedger {
     (this.deletingJobs ??= new Set()).add(job.metadata.name);
   }
 
-  /**
-   * After a relist that started at listStartedMonoMs, the API server's truth wins: created Jobs it did
-   * not show are dropped, and so are deleted ones it does not hold any more (whose DELETED event the
-   * watch never delivered). True when something was dropped.
-   */
-  relisted(listStartedMonoMs: number, listed: (name: string) => boolean): boolean {
-    let dropped = false;
+  /** After a relist, deleted Jobs the API server does not hold any more are forgotten (their DELETED event was lost). */
+  relisted(listed: (name: string) => boolean): void {
     for (const name of [...this.deleting]) {
       if (!listed(name)) this.forgetDeleting(name);
     }
-    for (const [name, e] of [...this.expected]) {
-      if (e.ackMonoMs >= listStartedMonoMs) continue;
-      this.forgetExpected(name);
-      dropped = true;
-    }
-    return dropped;
   }
 }

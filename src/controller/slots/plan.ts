@@ -11,8 +11,14 @@
 //   sync, and the reconcile that the answer queues runs the latest due slot at once (a create slower
 //   than the period but faster than two costs no slot; a stall ends with one Job for the slots inside
 //   it). A create with proof that nothing was stored (never sent, 429/503) is superseded by a newer slot.
-// - Forbid: a Job active or being created means no Job for the slot. Replace: the active Jobs are
-//   deleted first (the deletes accepted), then the create. Suspended: slots are decided, not counted.
+// - A create not on the wire is dropped when the schedule is suspended or its slot belongs to a
+//   schedule that has changed since (I6, I7): counted late when it stored nothing, looked up first when
+//   the outcome is unknown.
+// - Forbid: a Job not finished (also one being deleted, until it is gone) or being created means no Job
+//   for the slot. Replace: the running Jobs are deleted first (the deletes accepted), then the create.
+// - History: the oldest finished Jobs beyond the limits go, by start time as upstream — but never the
+//   Job of the outstanding create's slot, nor one whose slot the persisted status does not cover yet
+//   (with history limit 0 a new leader would otherwise find neither Job nor status and run it again, I11).
 import type { MissedReason } from '../../metrics/metrics.js';
 import type { SlotSource } from '../../schedule/index.js';
 import type { Job, SecondCronJob } from '../api.js';
@@ -20,6 +26,7 @@ import { dueSlots } from './due-slots.js';
 import { jobsToPrune } from '../history.js';
 import { isActive, jobSlotMs } from '../job-state.js';
 import type { SlotLedger } from './ledger.js';
+import { scheduleHash } from './schedule-hash.js';
 
 export interface PlanInput {
   readonly scj: SecondCronJob;
@@ -29,7 +36,7 @@ export interface PlanInput {
   readonly templateInvalid: boolean;
   /** The Jobs this SecondCronJob controls: the cache, plus the ones created that it has not shown yet. */
   readonly jobs: readonly Job[];
-  readonly ledger: Readonly<Pick<SlotLedger, 'decidedThroughMs' | 'create' | 'deleting'>>;
+  readonly ledger: Readonly<Pick<SlotLedger, 'decidedThroughMs' | 'create' | 'deleting' | 'scheduleChangedMs'>>;
   readonly nowMs: number;
 }
 
@@ -40,21 +47,24 @@ export interface Missed {
   readonly slotMs: number;
 }
 
+/**
+ * What becomes of the outstanding create: `keep` it, `supersede` it (it stored nothing: dropped, its
+ * slot counted in `missed`), or `settle` it (not retried: its outcome is unknown, so the Job is looked
+ * up and the slot counted late only if it is not there).
+ */
+export type OutstandingFate = 'keep' | 'supersede' | 'settle';
+
 export interface Plan {
   /** Slots through this instant are decided by this plan (the create's own slot once it is queued). */
   readonly decidedThroughMs: number;
-  /** Cancel the outstanding create: a newer slot runs instead (it is counted in `missed`). */
-  readonly supersede: boolean;
+  readonly outstanding: OutstandingFate;
   readonly missed: readonly Missed[];
   /** The latest due slot gets a Job, once every Job in `replace` is deleted (the deletes accepted). */
-  readonly create: { readonly slotMs: number; readonly deadlineMs: number } | undefined;
+  readonly create: { readonly slotMs: number; readonly deadlineMs: number; readonly supersededAtMs: number } | undefined;
   readonly replace: readonly Job[];
   /** Finished Jobs beyond the history limits. */
   readonly prune: readonly Job[];
 }
-
-/** Without startingDeadlineSeconds a create is abandoned a minute after its slot (bounds the retries). */
-const DEFAULT_CREATE_DEADLINE_S = 60;
 
 export function plan(inp: PlanInput): Plan {
   const { scj, ledger, nowMs } = inp;
@@ -62,48 +72,82 @@ export function plan(inp: PlanInput): Plan {
   const live = inp.jobs.filter((j) => !ledger.deleting.has(j.metadata.name));
   let out: Plan = {
     decidedThroughMs: ledger.decidedThroughMs,
-    supersede: false,
+    outstanding: 'keep',
     missed: [],
     create: undefined,
     replace: [],
-    prune: jobsToPrune(live, spec.successfulJobsHistoryLimit ?? 3, spec.failedJobsHistoryLimit ?? 1),
+    prune: prunable(inp, live),
   };
   if (!inp.source || scj.metadata.deletionTimestamp) return out;
+  const outstanding = ledger.create;
+  const missed: Missed[] = [];
+  if (outstanding && !outstanding.sent && (spec.suspend || outstanding.slotMs <= ledger.scheduleChangedMs)) {
+    // Suspended, or a slot of the schedule before an edit: not sent again (I6, I7).
+    if (outstanding.nothingStored) missed.push({ reason: 'late', count: 1, slotMs: outstanding.slotMs });
+    out = { ...out, outstanding: outstanding.nothingStored ? 'supersede' : 'settle', missed };
+  }
   if (spec.suspend) return { ...out, decidedThroughMs: Math.max(ledger.decidedThroughMs, nowMs) };
 
   const due = dueSlots(inp.source, lastDecidedMs(scj, inp.jobs, ledger.decidedThroughMs), nowMs);
   if (!due) return out;
-  const outstanding = ledger.create;
-  const missed: Missed[] = [];
-  if (outstanding) {
+  if (outstanding && out.outstanding === 'keep') {
     if (outstanding.sent || !outstanding.nothingStored) return out; // its answer first
     missed.push({ reason: 'late', count: 1, slotMs: outstanding.slotMs });
+    out = { ...out, outstanding: 'supersede' };
   }
   if (due.olderCount > 0) missed.push({ reason: 'late', count: due.olderCount, slotMs: due.firstMs });
-  out = { ...out, supersede: outstanding !== undefined, missed, decidedThroughMs: due.latestMs - 1 };
+  out = { ...out, missed, decidedThroughMs: due.latestMs - 1 };
 
   const slotMs = due.latestMs;
   const miss = (reason: MissedReason): Plan => ({ ...out, missed: [...missed, { reason, count: 1, slotMs }], decidedThroughMs: slotMs });
   if (inp.templateInvalid) return miss('error'); // Ready=False InvalidJobTemplate says why
   if (spec.startingDeadlineSeconds !== undefined && nowMs - slotMs > spec.startingDeadlineSeconds * 1000) return miss('deadline');
-  const active = live.filter(isActive);
   const policy = spec.concurrencyPolicy ?? 'Allow';
-  if (active.length > 0 && policy === 'Forbid') return miss('forbid');
-  const deadlineMs = slotMs + (spec.startingDeadlineSeconds ?? DEFAULT_CREATE_DEADLINE_S) * 1000;
-  return { ...out, create: { slotMs, deadlineMs }, replace: policy === 'Replace' ? active : [] };
+  // A Job being deleted is active until it is gone, as in upstream's status.active.
+  if (policy === 'Forbid' && inp.jobs.some(isActive)) return miss('forbid');
+  // No starting deadline: retried until answered or superseded (a daily schedule still runs after an outage).
+  const deadlineMs = spec.startingDeadlineSeconds === undefined ? Number.POSITIVE_INFINITY : slotMs + spec.startingDeadlineSeconds * 1000;
+  const supersededAtMs = inp.source.next(slotMs) ?? Number.POSITIVE_INFINITY;
+  const replace = policy === 'Replace' ? live.filter((j) => isActive(j) && !j.metadata.deletionTimestamp) : [];
+  return { ...out, create: { slotMs, deadlineMs, supersededAtMs }, replace };
+}
+
+/**
+ * Finished Jobs beyond the history limits, except the Job of the outstanding create's slot (its retry
+ * would store a second one) and Jobs whose slot the persisted status does not cover yet.
+ */
+function prunable(inp: PlanInput, live: readonly Job[]): Job[] {
+  const spec = inp.scj.spec;
+  const covered = persistedDecidedMs(inp.scj);
+  const outstandingSlot = inp.ledger.create?.slotMs;
+  return jobsToPrune(live, spec.successfulJobsHistoryLimit ?? 3, spec.failedJobsHistoryLimit ?? 1).filter((j) => {
+    const slot = jobSlotMs(j);
+    if (Number.isNaN(slot)) return true; // started by hand: no slot to decide again
+    return slot !== outstandingSlot && slot <= covered;
+  });
+}
+
+/**
+ * Through which instant the status in the cache (as written and read back) says slots were decided.
+ * nextScheduleTime speaks for the schedule it was computed for: trusted while the schedule's fields
+ * hash the same (a template or history edit changes no slot); a status without the hash (written by an
+ * older version) only for its own generation.
+ */
+function persistedDecidedMs(scj: SecondCronJob): number {
+  const status = scj.status;
+  const lastSchedule = Date.parse(status?.lastScheduleTime ?? '');
+  const sameSchedule = status?.scheduleHash !== undefined ? status.scheduleHash === scheduleHash(scj) : status?.observedGeneration === scj.metadata.generation;
+  const next = sameSchedule ? Date.parse(status?.nextScheduleTime ?? '') - 1 : Number.NaN;
+  return Math.max(Number.isNaN(lastSchedule) ? Number.NEGATIVE_INFINITY : lastSchedule, Number.isNaN(next) ? Number.NEGATIVE_INFINITY : next);
 }
 
 /**
  * The latest instant through which every slot is known to be decided: by this replica (its ledger), or
  * by any leader before it, as its status and Jobs show. nextScheduleTime is written as the first slot a
- * leader had not decided; it speaks for the schedule of the generation the status was written for.
+ * leader had not decided.
  */
 function lastDecidedMs(scj: SecondCronJob, jobs: readonly Job[], ledgerDecidedMs: number): number {
-  let known = Math.max(Date.parse(scj.metadata.creationTimestamp), ledgerDecidedMs);
-  const lastSchedule = Date.parse(scj.status?.lastScheduleTime ?? '');
-  if (lastSchedule > known) known = lastSchedule;
-  const next = scj.status?.observedGeneration === scj.metadata.generation ? Date.parse(scj.status?.nextScheduleTime ?? '') - 1 : Number.NaN;
-  if (next > known) known = next;
+  let known = Math.max(Date.parse(scj.metadata.creationTimestamp), ledgerDecidedMs, persistedDecidedMs(scj));
   for (const j of jobs) {
     const slot = jobSlotMs(j);
     if (slot > known) known = slot;
@@ -113,10 +157,14 @@ function lastDecidedMs(scj: SecondCronJob, jobs: readonly Job[], ledgerDecidedMs
 
 /**
  * What status.nextScheduleTime says: the first slot whose outcome is not final. A slot whose create is
- * still outstanding is not final (leadership may be lost before it is sent), so a leader reading the
- * status back never takes it for decided.
+ * still outstanding, or whose Job may or may not exist (looked up), is not final (leadership may be
+ * lost before it is settled), so a leader reading the status back never takes it for decided. `jobs`:
+ * the Jobs known to exist.
  */
-export function firstOpenSlotMs(source: SlotSource, scj: SecondCronJob, jobs: readonly Job[], ledger: Pick<SlotLedger, 'decidedThroughMs' | 'create'>): number | null {
-  const decided = ledger.create ? Math.min(ledger.decidedThroughMs, ledger.create.slotMs - 1) : ledger.decidedThroughMs;
+export function firstOpenSlotMs(source: SlotSource, scj: SecondCronJob, jobs: readonly Job[], ledger: Pick<SlotLedger, 'decidedThroughMs' | 'create' | 'expected'>): number | null {
+  let decided = ledger.create ? Math.min(ledger.decidedThroughMs, ledger.create.slotMs - 1) : ledger.decidedThroughMs;
+  for (const e of ledger.expected.values()) {
+    if (!e.confirmed) decided = Math.min(decided, jobSlotMs(e.job) - 1);
+  }
   return source.next(lastDecidedMs(scj, jobs, decided));
 }

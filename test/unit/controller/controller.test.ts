@@ -92,7 +92,8 @@ test('a deletion that arrives while the finalizer patch is in flight is not lost
 
 test('history limits: finished Jobs beyond the limit are deleted once', async () => {
   const h = new ControllerHarness();
-  await h.apply(withFinalizer({ successfulJobsHistoryLimit: 1 }));
+  // The status a leader wrote covers the slots (a Job is pruned only then, I11).
+  await h.apply({ ...withFinalizer({ successfulJobsHistoryLimit: 1 }), status: { lastScheduleTime: '2026-12-02T10:00:09Z' } });
   for (const s of [1, 2, 3]) await h.jobSeen(job(`hb-${s}`, { slot: `2026-12-02T10:00:0${s}Z`, outcome: 'Complete' }));
   await h.advance(100);
   assert.deepEqual(h.rest.sent('delete').map((r) => r.path).sort(), [`${JOBS_PATH}/hb-1`, `${JOBS_PATH}/hb-2`]);
@@ -117,7 +118,7 @@ test('the template dry run uses a generated name, and a dry run that fails holds
     if (!req.query?.dryRun) return { metadata: { name: 'x' } };
     throw new ApiError(503, 'ServiceUnavailable', 'try later');
   });
-  await h.apply(withFinalizer({ successfulJobsHistoryLimit: 0 }));
+  await h.apply({ ...withFinalizer({ successfulJobsHistoryLimit: 0 }), status: { lastScheduleTime: '2026-12-02T10:00:09Z' } });
   await h.jobSeen(job('hb-0', { slot: '2026-12-02T10:00:00Z', outcome: 'Complete' }));
   const dryRun = h.rest.sent('create', JOBS_PATH).find((r) => r.query?.dryRun === 'All');
   const metadata = (dryRun?.body as { metadata: { name?: string; generateName?: string } }).metadata;

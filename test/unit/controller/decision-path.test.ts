@@ -146,11 +146,11 @@ test('Forbid and deadline skips are decided once: a failover catch-up does not c
 
 test('lowering a history limit prunes at once, without waiting for another Job to finish', async () => {
   const h = new ControllerHarness();
-  await h.apply(withFinalizer({ intervalSeconds: 3600, successfulJobsHistoryLimit: 10 }));
+  await h.apply({ ...withFinalizer({ intervalSeconds: 3600, successfulJobsHistoryLimit: 10 }), status: { lastScheduleTime: '2026-12-02T10:00:09Z' } });
   for (const s of [1, 2, 3, 4, 5]) await h.jobSeen(job(`hb-${s}`, { slot: `2026-12-02T10:00:0${s}Z`, outcome: 'Complete' }));
   await h.advance(100);
   assert.deepEqual(h.rest.sent('delete'), []);
-  await h.apply(withFinalizer({ intervalSeconds: 3600, successfulJobsHistoryLimit: 2 }, { generation: 2, resourceVersion: '2' }));
+  await h.apply({ ...withFinalizer({ intervalSeconds: 3600, successfulJobsHistoryLimit: 2 }, { generation: 2, resourceVersion: '2' }), status: { lastScheduleTime: '2026-12-02T10:00:09Z' } });
   await h.advance(100);
   assert.deepEqual(h.rest.sent('delete').map((r) => r.path).sort(), [1, 2, 3].map((s) => `${JOBS_PATH}/hb-${s}`));
 });

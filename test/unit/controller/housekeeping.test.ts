@@ -21,7 +21,7 @@ test('history: one failed delete does not stop the others, and it is retried', a
     }
     return {};
   });
-  await h.apply(withFinalizer({ intervalSeconds: 3600, successfulJobsHistoryLimit: 0 }));
+  await h.apply({ ...withFinalizer({ intervalSeconds: 3600, successfulJobsHistoryLimit: 0 }), status: { lastScheduleTime: '2026-12-02T10:00:09Z' } });
   await h.jobSeen(job('hb-1', { slot: '2026-12-02T10:00:01Z', outcome: 'Complete' }));
   await h.jobSeen(job('hb-2', { slot: '2026-12-02T10:00:02Z', outcome: 'Complete' }));
   assert.ok(h.rest.sent('delete').some((r) => r.path.endsWith('/hb-2')), 'hb-2 deleted although hb-1 failed');
@@ -84,7 +84,7 @@ test('history: a Job the watch shows gone before its delete is answered is not r
     if (req.path.endsWith('/hb-1')) h.controller.jobEvents().deleted(gone);
     return {};
   });
-  await h.apply(withFinalizer({ intervalSeconds: 3600, successfulJobsHistoryLimit: 0 }));
+  await h.apply({ ...withFinalizer({ intervalSeconds: 3600, successfulJobsHistoryLimit: 0 }), status: { lastScheduleTime: '2026-12-02T10:00:09Z' } });
   await h.jobSeen(gone);
   await h.advance(1_000);
   assert.equal(h.rest.sent('delete').filter((r) => r.path.endsWith('/hb-1')).length, 1);

@@ -60,7 +60,7 @@ test('drain drops the creates waiting for a token and waits for the one on the w
   const ended: string[] = [];
   creator.listen({ sent: () => {}, retrying: () => {}, ended: (key, _slot, answer) => ended.push(`${key} ${answer.kind}`) });
   const deadline = clock.wall.nowMs() + 60_000;
-  for (const name of ['a', 'b', 'c']) creator.submit(`ns/${name}`, job(name), clock.wall.nowMs(), deadline);
+  for (const name of ['a', 'b', 'c']) creator.submit(`ns/${name}`, { build: () => job(name), slotMs: clock.wall.nowMs(), deadlineMs: deadline, supersededAtMs: Number.POSITIVE_INFINITY });
   let drained = false;
   const drain = creator.drain().then(() => (drained = true));
   assert.deepEqual(ended, ['ns/b not_leader', 'ns/c not_leader'], 'the two waiting for a token are dropped at once');

@@ -63,7 +63,7 @@ async function run(bad: BadAnswer[], steps: Step[]): Promise<void> {
     if (s.kind === 'submit' && !state.has(`ns/${s.key}`)) {
       state.set(`ns/${s.key}`, 'queued');
       slot += 1000;
-      creator.submit(`ns/${s.key}`, buildJob(scj({}, { name: s.key, uid: `uid-${s.key}` }), slot), slot, slot + 60_000);
+      creator.submit(`ns/${s.key}`, { build: () => buildJob(scj({}, { name: s.key, uid: `uid-${s.key}` }), slot), slotMs: slot, deadlineMs: slot + 60_000, supersededAtMs: Number.POSITIVE_INFINITY });
     } else if (s.kind === 'advance') {
       clock.advance(s.ms);
     } else if (s.kind === 'answerHung') {

@@ -40,7 +40,7 @@ function harness(opts: { qps?: number; burst?: number; maxConcurrent?: number } 
   });
   const slot = Date.parse('2026-12-02T10:00:01Z');
   const submit = (name = 'hb', slotMs = slot, deadlineMs = slot + 10_000): void => {
-    creator.submit(`ns/${name}`, buildJob(scj({}, { name, uid: `uid-${name}` }), slotMs), slotMs, deadlineMs);
+    creator.submit(`ns/${name}`, { build: () => buildJob(scj({}, { name, uid: `uid-${name}` }), slotMs), slotMs, deadlineMs, supersededAtMs: Number.POSITIVE_INFINITY });
   };
   return { clock, rest, creator, fence, heard, submit, slot, priority };
 }
@@ -173,4 +173,100 @@ test('after a stall, expired creates leave the queue without costing a token', a
   h.submit('fresh', h.slot + 30_000, h.slot + 40_000);
   await flush();
   assert.equal(h.heard.at(-1), 'ns/fresh created', 'sent at once: the expired entries took no tokens');
+});
+
+test('a create answered 429 after its next slot fell due is not sent again: superseded (I4, whenever the answer arrives)', async () => {
+  const h = harness();
+  let hang: ((err: unknown) => void) | undefined;
+  h.rest.on('create', JOBS, () => new Promise((_resolve, reject) => (hang = reject)));
+  h.creator.submit('ns/hb', { build: () => buildJob(scj(), h.slot), slotMs: h.slot, deadlineMs: Number.POSITIVE_INFINITY, supersededAtMs: h.slot + 1_000 });
+  await flush();
+  h.clock.advance(1_500); // the next slot fell due while the create was on the wire
+  hang?.(new ApiError(429, 'TooManyRequests', 'slow down', 200));
+  await flush();
+  h.clock.advance(5_000);
+  await flush();
+  assert.equal(h.rest.sent('create').length, 1, 'never sent again');
+  assert.deepEqual(h.heard, ['ns/hb sent', 'ns/hb retrying nothing-stored', 'ns/hb superseded']);
+});
+
+test('the listener hears a retry only once the create is off the wire: it can be cancelled from there', async () => {
+  const h = harness();
+  h.rest.on('create', JOBS, () => {
+    throw new ApiError(503, 'ServiceUnavailable', 'busy', 200);
+  });
+  const dropped: boolean[] = [];
+  h.creator.listen({ sent: () => {}, retrying: (key) => void dropped.push(h.creator.cancel(key)), ended: () => {} });
+  h.submit();
+  await flush();
+  h.clock.advance(5_000);
+  await flush();
+  assert.deepEqual(dropped, [true]);
+  assert.equal(h.rest.sent('create').length, 1, 'the cancelled retry was never sent');
+  assert.equal(h.creator.size, 0);
+});
+
+test('an unknown outcome is retried for its own slot even after the next slot is due (the Job may exist)', async () => {
+  const h = harness();
+  let n = 0;
+  h.rest.on('create', JOBS, (req) => {
+    if (n++ === 0) throw new ApiError(500, 'InternalError', 'etcd timeout');
+    return { metadata: { ...(req.body as JobManifest).metadata, uid: 'u' } };
+  });
+  h.creator.submit('ns/hb', { build: () => buildJob(scj(), h.slot), slotMs: h.slot, deadlineMs: Number.POSITIVE_INFINITY, supersededAtMs: h.slot + 50 });
+  await flush();
+  h.clock.advance(1_000);
+  await flush();
+  assert.deepEqual(h.heard, ['ns/hb sent', 'ns/hb retrying unknown', 'ns/hb sent', 'ns/hb created']);
+});
+
+test('without a starting deadline a throttled create is retried past a minute (no fixed give-up); a full quota too', async () => {
+  const h = harness();
+  let until = h.slot + 120_000;
+  h.rest.on('create', JOBS, (req) => {
+    if (h.clock.wall.nowMs() < until) throw new ApiError(403, 'Forbidden', 'jobs "x" is forbidden: exceeded quota: q, requested: count/jobs.batch=1', undefined, 'exceeded quota: q');
+    return { metadata: { ...(req.body as JobManifest).metadata, uid: 'u' } };
+  });
+  h.creator.submit('ns/hb', { build: () => buildJob(scj(), h.slot), slotMs: h.slot, deadlineMs: Number.POSITIVE_INFINITY, supersededAtMs: Number.POSITIVE_INFINITY });
+  for (let i = 0; i < 130; i++) {
+    h.clock.advance(1_000);
+    await flush();
+  }
+  until = 0;
+  assert.equal(h.heard.at(-1), 'ns/hb created', h.heard.slice(-3).join(', '));
+  assert.ok(h.heard.includes('ns/hb retrying nothing-stored'), 'a quota refusal proves nothing was stored');
+});
+
+test('while draining, a retryable answer ends the create instead of sending it again', async () => {
+  const h = harness();
+  let hang: ((err: unknown) => void) | undefined;
+  h.rest.on('create', JOBS, () => new Promise((_resolve, reject) => (hang = reject)));
+  h.submit();
+  await flush();
+  const drained = h.creator.drain();
+  hang?.(new ApiError(0, 'Timeout', 'timed out'));
+  await drained;
+  h.clock.advance(10_000);
+  await flush();
+  assert.equal(h.rest.sent('create').length, 1, 'not re-sent during the drain');
+  assert.deepEqual(h.heard, ['ns/hb sent', 'ns/hb not_leader']);
+});
+
+test('the manifest is built when the create is sent: a retry after a template edit sends the edited template', async () => {
+  const h = harness();
+  let image = 'v1';
+  let n = 0;
+  h.rest.on('create', JOBS, (req) => {
+    if (n++ === 0) throw new ApiError(429, 'TooManyRequests', 'slow down', 100);
+    return { metadata: { ...(req.body as JobManifest).metadata, uid: 'u' } };
+  });
+  // The template as edited between the tries (a label stands for any field of it).
+  const build = (): JobManifest => buildJob(scj({ jobTemplate: { metadata: { labels: { image } }, spec: { template: { spec: { restartPolicy: 'Never', containers: [{ name: 'c', image }] } } } } }), h.slot);
+  h.creator.submit('ns/hb', { build, slotMs: h.slot, deadlineMs: Number.POSITIVE_INFINITY, supersededAtMs: Number.POSITIVE_INFINITY });
+  await flush();
+  image = 'v2';
+  h.clock.advance(1_000);
+  await flush();
+  const images = h.rest.sent('create').map((r) => (r.body as JobManifest).metadata.labels?.image);
+  assert.deepEqual(images, ['v1', 'v2']);
 });

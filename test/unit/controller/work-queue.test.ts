@@ -31,6 +31,7 @@ test('a key added many times while waiting runs once', async () => {
   one.queue.add('b');
   one.queue.add('b');
   one.queue.add('b');
+  await Promise.resolve(); // the workers start on the next microtask
   assert.equal(one.queue.length, 1);
   gate.resolve(undefined);
   await one.queue.whenIdle();
@@ -157,4 +158,14 @@ test('shutDown waits for running reconciles and takes no more work', async () =>
   await stopped;
   assert.equal(done, true);
   assert.equal(queue.length, 0);
+});
+
+test('no reconcile runs inside an add: the caller returns first (a creator callback never runs a decision re-entrantly)', async () => {
+  const runs: string[] = [];
+  const { queue } = harness(async (key) => void runs.push(key));
+  queue.addFirst('a');
+  queue.add('b');
+  assert.deepEqual(runs, [], 'nothing ran inside the calls');
+  await queue.whenIdle();
+  assert.deepEqual(runs, ['a', 'b']);
 });

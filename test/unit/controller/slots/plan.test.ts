@@ -6,6 +6,7 @@ import { test } from 'node:test';
 import type { Job, SecondCronJobSpec, SecondCronJobStatus } from '../../../../src/controller/api.js';
 import { SlotLedger } from '../../../../src/controller/slots/ledger.js';
 import { type Plan, plan } from '../../../../src/controller/slots/plan.js';
+import { scheduleHash } from '../../../../src/controller/slots/schedule-hash.js';
 import { compileSchedule } from '../../../../src/schedule/index.js';
 import { job, scj } from '../fixtures.js';
 
@@ -20,6 +21,8 @@ interface Case {
   /** Slot (seconds) this replica decided through; undefined = nothing decided yet. */
   decided?: number;
   create?: { slot: number; sent: boolean; nothingStored: boolean };
+  /** The schedule changed (or resumed) at this second. */
+  changed?: number;
   templateInvalid?: boolean;
   /** Seconds after 10:00:00. */
   now: number;
@@ -30,12 +33,13 @@ function run(c: Case): Plan {
   const compiled = compileSchedule({ intervalSeconds: resource.spec.intervalSeconds, schedule: resource.spec.schedule }, T(0), T(c.now), 'ns/hb');
   assert.ok(compiled.ok);
   const ledger = new SlotLedger();
-  if (c.decided !== undefined) ledger.scheduleChanged(T(c.decided));
+  if (c.decided !== undefined) ledger.decideThrough(T(c.decided));
   if (c.create) {
-    ledger.decide({ supersede: false, decidedThroughMs: T(c.create.slot), create: { slotMs: T(c.create.slot), deadlineMs: T(c.create.slot) + 60_000 }, replace: [] });
+    ledger.createQueued(T(c.create.slot));
     if (c.create.sent) ledger.createSent();
     else if (!c.create.nothingStored) ledger.createRetrying(false);
   }
+  if (c.changed !== undefined) ledger.scheduleChanged(T(c.changed));
   return plan({ scj: resource, source: compiled.source, templateInvalid: c.templateInvalid ?? false, jobs: c.jobs ?? [], ledger, nowMs: T(c.now) });
 }
 
@@ -44,36 +48,44 @@ const summary = (p: Plan): Record<string, unknown> => ({
   replace: p.replace.map((j) => j.metadata.name),
   missed: p.missed.map((m) => `${m.reason}:${m.count}`),
   decided: (p.decidedThroughMs - T(0)) / 1000,
-  supersede: p.supersede,
+  outstanding: p.outstanding,
 });
 
 const cases: [string, Case, Record<string, unknown>][] = [
-  ['never ran, not yet due', { now: 0.5 }, { create: null, replace: [], missed: [], decided: -Infinity, supersede: false }],
-  ['never ran, due', { now: 1.2 }, { create: 1, replace: [], missed: [], decided: 0.999, supersede: false }],
-  ['three due at once: the latest runs, two late', { now: 3.2 }, { create: 3, replace: [], missed: ['late:2'], decided: 2.999, supersede: false }],
-  ['already decided', { decided: 3, now: 3.5 }, { create: null, replace: [], missed: [], decided: 3, supersede: false }],
-  ['status says a previous leader ran slot 5', { status: { lastScheduleTime: '2026-12-02T10:00:05Z' }, now: 6.1 }, { create: 6, replace: [], missed: [], decided: 5.999, supersede: false }],
-  ['nextScheduleTime: decided before it', { status: { observedGeneration: 1, nextScheduleTime: '2026-12-02T10:00:05Z' }, now: 5.1 }, { create: 5, replace: [], missed: [], decided: 4.999, supersede: false }],
-  ['nextScheduleTime of an older generation says nothing', { status: { observedGeneration: 0, nextScheduleTime: '2026-12-02T10:00:05Z' }, now: 5.1 }, { create: 5, replace: [], missed: ['late:4'], decided: 4.999, supersede: false }],
-  ['a Job of slot 4 exists', { jobs: [done(4)], now: 5.1 }, { create: 5, replace: [], missed: [], decided: 4.999, supersede: false }],
-  ['Allow with a running Job', { jobs: [running(1)], decided: 1, now: 2.1 }, { create: 2, replace: [], missed: [], decided: 1.999, supersede: false }],
-  ['Forbid with a running Job', { spec: { concurrencyPolicy: 'Forbid' }, jobs: [running(1)], decided: 1, now: 2.1 }, { create: null, replace: [], missed: ['forbid:1'], decided: 2, supersede: false }],
-  ['Forbid with a finished Job', { spec: { concurrencyPolicy: 'Forbid' }, jobs: [done(1)], decided: 1, now: 2.1 }, { create: 2, replace: [], missed: [], decided: 1.999, supersede: false }],
-  ['Forbid, two due, running Job', { spec: { concurrencyPolicy: 'Forbid' }, jobs: [running(1)], decided: 1, now: 3.1 }, { create: null, replace: [], missed: ['late:1', 'forbid:1'], decided: 3, supersede: false }],
-  ['Replace with a running Job', { spec: { concurrencyPolicy: 'Replace' }, jobs: [running(1)], decided: 1, now: 2.1 }, { create: 2, replace: ['hb-1'], missed: [], decided: 1.999, supersede: false }],
-  ['Replace with a finished Job', { spec: { concurrencyPolicy: 'Replace' }, jobs: [done(1)], decided: 1, now: 2.1 }, { create: 2, replace: [], missed: [], decided: 1.999, supersede: false }],
-  ['past the starting deadline', { spec: { intervalSeconds: 10, startingDeadlineSeconds: 2 }, decided: 0, now: 22.5 }, { create: null, replace: [], missed: ['late:1', 'deadline:1'], decided: 20, supersede: false }],
-  ['at the starting deadline', { spec: { intervalSeconds: 10, startingDeadlineSeconds: 2 }, decided: 0, now: 12 }, { create: 10, replace: [], missed: [], decided: 9.999, supersede: false }],
-  ['no deadline: lateness alone never skips', { decided: 1, now: 2.9 }, { create: 2, replace: [], missed: [], decided: 1.999, supersede: false }],
-  ['suspended: due slots decided, not counted', { spec: { suspend: true }, decided: 1, now: 5.5 }, { create: null, replace: [], missed: [], decided: 5.5, supersede: false }],
-  ['template invalid: counted as error', { templateInvalid: true, decided: 1, now: 2.1 }, { create: null, replace: [], missed: ['error:1'], decided: 2, supersede: false }],
-  ['Forbid, create on the wire: nothing newer decided', { spec: { concurrencyPolicy: 'Forbid' }, create: { slot: 1, sent: true, nothingStored: true }, now: 3.1 }, { create: null, replace: [], missed: [], decided: 1, supersede: false }],
-  ['Replace, unknown outcome retrying: nothing newer decided', { spec: { concurrencyPolicy: 'Replace' }, create: { slot: 1, sent: false, nothingStored: false }, now: 3.1 }, { create: null, replace: [], missed: [], decided: 1, supersede: false }],
-  ['Allow, create on the wire: nothing newer decided until its answer', { create: { slot: 1, sent: true, nothingStored: true }, now: 3.1 }, { create: null, replace: [], missed: [], decided: 1, supersede: false }],
-  ['429 retrying: superseded by the newer slot', { create: { slot: 1, sent: false, nothingStored: true }, now: 3.1 }, { create: 3, replace: [], missed: ['late:1', 'late:1'], decided: 2.999, supersede: true }],
-  ['429 retrying, no newer slot: keeps retrying', { create: { slot: 1, sent: false, nothingStored: true }, now: 1.9 }, { create: null, replace: [], missed: [], decided: 1, supersede: false }],
-  ['Forbid, 429 retrying, newer slot: superseded, then created', { spec: { concurrencyPolicy: 'Forbid' }, create: { slot: 1, sent: false, nothingStored: true }, now: 2.1 }, { create: 2, replace: [], missed: ['late:1'], decided: 1.999, supersede: true }],
-  ['clock stepped back behind decided slots', { decided: 10, now: 7.5 }, { create: null, replace: [], missed: [], decided: 10, supersede: false }],
+  ['never ran, not yet due', { now: 0.5 }, { create: null, replace: [], missed: [], decided: -Infinity, outstanding: 'keep' }],
+  ['never ran, due', { now: 1.2 }, { create: 1, replace: [], missed: [], decided: 0.999, outstanding: 'keep' }],
+  ['three due at once: the latest runs, two late', { now: 3.2 }, { create: 3, replace: [], missed: ['late:2'], decided: 2.999, outstanding: 'keep' }],
+  ['already decided', { decided: 3, now: 3.5 }, { create: null, replace: [], missed: [], decided: 3, outstanding: 'keep' }],
+  ['status says a previous leader ran slot 5', { status: { lastScheduleTime: '2026-12-02T10:00:05Z' }, now: 6.1 }, { create: 6, replace: [], missed: [], decided: 5.999, outstanding: 'keep' }],
+  ['nextScheduleTime: decided before it', { status: { observedGeneration: 1, nextScheduleTime: '2026-12-02T10:00:05Z' }, now: 5.1 }, { create: 5, replace: [], missed: [], decided: 4.999, outstanding: 'keep' }],
+  ['nextScheduleTime of an older generation says nothing', { status: { observedGeneration: 0, nextScheduleTime: '2026-12-02T10:00:05Z' }, now: 5.1 }, { create: 5, replace: [], missed: ['late:4'], decided: 4.999, outstanding: 'keep' }],
+  ['nextScheduleTime of an older generation, same schedule hash (a template edit): trusted', { status: { observedGeneration: 0, nextScheduleTime: '2026-12-02T10:00:05Z', scheduleHash: scheduleHash(scj()) }, now: 5.1 }, { create: 5, replace: [], missed: [], decided: 4.999, outstanding: 'keep' }],
+  ['nextScheduleTime of another schedule (hash differs): says nothing', { status: { observedGeneration: 1, nextScheduleTime: '2026-12-02T10:00:05Z', scheduleHash: scheduleHash(scj({ intervalSeconds: 2 })) }, now: 5.1 }, { create: 5, replace: [], missed: ['late:4'], decided: 4.999, outstanding: 'keep' }],
+  ['a Job of slot 4 exists', { jobs: [done(4)], now: 5.1 }, { create: 5, replace: [], missed: [], decided: 4.999, outstanding: 'keep' }],
+  ['Allow with a running Job', { jobs: [running(1)], decided: 1, now: 2.1 }, { create: 2, replace: [], missed: [], decided: 1.999, outstanding: 'keep' }],
+  ['Forbid with a running Job', { spec: { concurrencyPolicy: 'Forbid' }, jobs: [running(1)], decided: 1, now: 2.1 }, { create: null, replace: [], missed: ['forbid:1'], decided: 2, outstanding: 'keep' }],
+  ['Forbid with a finished Job', { spec: { concurrencyPolicy: 'Forbid' }, jobs: [done(1)], decided: 1, now: 2.1 }, { create: 2, replace: [], missed: [], decided: 1.999, outstanding: 'keep' }],
+  ['Forbid, two due, running Job', { spec: { concurrencyPolicy: 'Forbid' }, jobs: [running(1)], decided: 1, now: 3.1 }, { create: null, replace: [], missed: ['late:1', 'forbid:1'], decided: 3, outstanding: 'keep' }],
+  ['Replace with a running Job', { spec: { concurrencyPolicy: 'Replace' }, jobs: [running(1)], decided: 1, now: 2.1 }, { create: 2, replace: ['hb-1'], missed: [], decided: 1.999, outstanding: 'keep' }],
+  ['Replace with a finished Job', { spec: { concurrencyPolicy: 'Replace' }, jobs: [done(1)], decided: 1, now: 2.1 }, { create: 2, replace: [], missed: [], decided: 1.999, outstanding: 'keep' }],
+  ['past the starting deadline', { spec: { intervalSeconds: 10, startingDeadlineSeconds: 2 }, decided: 0, now: 22.5 }, { create: null, replace: [], missed: ['late:1', 'deadline:1'], decided: 20, outstanding: 'keep' }],
+  ['at the starting deadline', { spec: { intervalSeconds: 10, startingDeadlineSeconds: 2 }, decided: 0, now: 12 }, { create: 10, replace: [], missed: [], decided: 9.999, outstanding: 'keep' }],
+  ['no deadline: lateness alone never skips', { decided: 1, now: 2.9 }, { create: 2, replace: [], missed: [], decided: 1.999, outstanding: 'keep' }],
+  ['suspended: due slots decided, not counted', { spec: { suspend: true }, decided: 1, now: 5.5 }, { create: null, replace: [], missed: [], decided: 5.5, outstanding: 'keep' }],
+  ['template invalid: counted as error', { templateInvalid: true, decided: 1, now: 2.1 }, { create: null, replace: [], missed: ['error:1'], decided: 2, outstanding: 'keep' }],
+  ['Forbid, create on the wire: nothing newer decided', { spec: { concurrencyPolicy: 'Forbid' }, create: { slot: 1, sent: true, nothingStored: true }, now: 3.1 }, { create: null, replace: [], missed: [], decided: 1, outstanding: 'keep' }],
+  ['Replace, unknown outcome retrying: nothing newer decided', { spec: { concurrencyPolicy: 'Replace' }, create: { slot: 1, sent: false, nothingStored: false }, now: 3.1 }, { create: null, replace: [], missed: [], decided: 1, outstanding: 'keep' }],
+  ['Allow, create on the wire: nothing newer decided until its answer', { create: { slot: 1, sent: true, nothingStored: true }, now: 3.1 }, { create: null, replace: [], missed: [], decided: 1, outstanding: 'keep' }],
+  ['429 retrying: superseded by the newer slot', { create: { slot: 1, sent: false, nothingStored: true }, now: 3.1 }, { create: 3, replace: [], missed: ['late:1', 'late:1'], decided: 2.999, outstanding: 'supersede' }],
+  ['429 retrying, no newer slot: keeps retrying', { create: { slot: 1, sent: false, nothingStored: true }, now: 1.9 }, { create: null, replace: [], missed: [], decided: 1, outstanding: 'keep' }],
+  ['Forbid, 429 retrying, newer slot: superseded, then created', { spec: { concurrencyPolicy: 'Forbid' }, create: { slot: 1, sent: false, nothingStored: true }, now: 2.1 }, { create: 2, replace: [], missed: ['late:1'], decided: 1.999, outstanding: 'supersede' }],
+  ['Forbid with an unfinished Job being deleted: still active until it is gone', { spec: { concurrencyPolicy: 'Forbid' }, jobs: [{ ...running(1), metadata: { ...running(1).metadata, deletionTimestamp: '2026-12-02T10:00:01Z' } }], decided: 1, now: 2.1 }, { create: null, replace: [], missed: ['forbid:1'], decided: 2, outstanding: 'keep' }],
+  ['Replace with a Job whose delete was accepted: not deleted again', { spec: { concurrencyPolicy: 'Replace' }, jobs: [{ ...running(1), metadata: { ...running(1).metadata, deletionTimestamp: '2026-12-02T10:00:01Z' } }], decided: 1, now: 2.1 }, { create: 2, replace: [], missed: [], decided: 1.999, outstanding: 'keep' }],
+  ['suspended with a 429 retrying: dropped, its slot counted late (I6)', { spec: { suspend: true }, create: { slot: 1, sent: false, nothingStored: true }, now: 1.5 }, { create: null, replace: [], missed: ['late:1'], decided: 1.5, outstanding: 'supersede' }],
+  ['suspended with an unknown outcome retrying: settled by a lookup', { spec: { suspend: true }, create: { slot: 1, sent: false, nothingStored: false }, now: 1.5 }, { create: null, replace: [], missed: [], decided: 1.5, outstanding: 'settle' }],
+  ['suspended with a create on the wire: its answer first', { spec: { suspend: true }, create: { slot: 1, sent: true, nothingStored: true }, now: 1.5 }, { create: null, replace: [], missed: [], decided: 1.5, outstanding: 'keep' }],
+  ['a retrying create of the schedule before an edit: dropped (I7)', { create: { slot: 1, sent: false, nothingStored: true }, changed: 1.5, now: 1.6 }, { create: null, replace: [], missed: ['late:1'], decided: 1.5, outstanding: 'supersede' }],
+  ['clock stepped back behind decided slots', { decided: 10, now: 7.5 }, { create: null, replace: [], missed: [], decided: 10, outstanding: 'keep' }],
 ];
 
 for (const [name, c, want] of cases) {
@@ -81,11 +93,33 @@ for (const [name, c, want] of cases) {
 }
 
 test('plan: history limits prune the oldest finished Jobs, also with no slot due, and skip Jobs being deleted', () => {
-  const p = run({ spec: { successfulJobsHistoryLimit: 1, intervalSeconds: 3600 }, jobs: [done(1), done(2), done(3)], now: 4 });
+  const p = run({ spec: { successfulJobsHistoryLimit: 1, intervalSeconds: 3600 }, status: { lastScheduleTime: '2026-12-02T10:00:03Z' }, jobs: [done(1), done(2), done(3)], now: 4 });
   assert.deepEqual(p.prune.map((j) => j.metadata.name).sort(), ['hb-1', 'hb-2']);
+});
+
+test('plan: history is by start time, as upstream: a long Job that finished last is still the oldest', () => {
+  const long = { ...done(1), status: { ...done(1).status, startTime: new Date(T(1)).toISOString(), completionTime: new Date(T(9)).toISOString() } };
+  const short = { ...done(2), status: { ...done(2).status, startTime: new Date(T(2)).toISOString(), completionTime: new Date(T(3)).toISOString() } };
+  const p = run({ spec: { successfulJobsHistoryLimit: 1, intervalSeconds: 3600 }, status: { lastScheduleTime: '2026-12-02T10:00:02Z' }, jobs: [long, short], now: 10 });
+  assert.deepEqual(p.prune.map((j) => j.metadata.name), ['hb-1']);
+});
+
+test('plan: history limit 0 keeps a Job until the persisted status covers its slot (I11), and never prunes the outstanding slot', () => {
+  const spec = { successfulJobsHistoryLimit: 0, intervalSeconds: 3600 };
+  assert.deepEqual(run({ spec, jobs: [done(1), done(2)], now: 4 }).prune, [], 'no status yet: a new leader would run both again');
+  const covered = run({ spec, status: { lastScheduleTime: '2026-12-02T10:00:01Z' }, jobs: [done(1), done(2)], now: 4 });
+  assert.deepEqual(covered.prune.map((j) => j.metadata.name), ['hb-1']);
+  const retrying = run({ spec, status: { lastScheduleTime: '2026-12-02T10:00:02Z' }, jobs: [done(1), done(2)], create: { slot: 2, sent: false, nothingStored: false }, now: 4 });
+  assert.deepEqual(retrying.prune.map((j) => j.metadata.name), ['hb-1'], "the retry of slot 2 would store a second Job once its first is pruned");
+});
+
+test('plan: without a starting deadline a create has none (retried until answered or superseded)', () => {
+  const p = run({ now: 1.2 });
+  assert.equal(p.create?.deadlineMs, Number.POSITIVE_INFINITY);
+  assert.equal(p.create?.supersededAtMs, T(2));
 });
 
 test('plan: an every-second schedule after a day of downtime: one create, the rest counted', () => {
   const p = run({ spec: { schedule: '* * * * * *', intervalSeconds: undefined }, decided: 0, now: 86_400.5 });
-  assert.deepEqual(summary(p), { create: 86_400, replace: [], missed: ['late:86399'], decided: 86_399.999, supersede: false });
+  assert.deepEqual(summary(p), { create: 86_400, replace: [], missed: ['late:86399'], decided: 86_399.999, outstanding: 'keep' });
 });

@@ -1,0 +1,350 @@
+// The executor: the one module that changes both a schedule's slot ledger and the Job creator (DESIGN
+// §3 "One decision path"). The reconcile of a key asks it to plan and carry the plan out; the creator
+// reports each step of a create to it (sent, retrying, ended), the Job cache reports Jobs seen and
+// gone. A report only moves the ledger on and queues the key: no decision is ever taken inside the
+// creator's or the queue's call. Every count of a slot (created, skipped, missed) is made here.
+//
+// The ledger always says what the creator does: a create is dropped from the ledger only when the
+// creator confirms that it dropped it (it was not on the wire), and the ledger records a create only
+// once the creator took it.
+import type { MonotonicClock, WallClock } from '../clock/clock.js';
+import { isNotFound } from '../kube/api-error.js';
+import type { RestClient } from '../kube/rest.js';
+import { objectKey } from '../kube/types.js';
+import type { Logger } from '../log.js';
+import type { Metrics } from '../metrics/metrics.js';
+import type { SlotSource } from '../schedule/index.js';
+import { type Job, type SecondCronJob, jobsPath } from './api.js';
+import type { Cache } from './cache.js';
+import type { EventSink } from './events.js';
+import { deleteJob } from './finalizer.js';
+import { buildJob, jobName } from './job-builder.js';
+import type { CreateAnswer, CreateListener, JobCreator } from './job-creator.js';
+import type { JobIndex } from './job-index.js';
+import { isOwnedBy, jobSlotMs } from './job-state.js';
+import type { ScheduleRecord } from './schedule-records.js';
+import { slimJob } from './slim.js';
+import { dueSlots } from './slots/due-slots.js';
+import type { ExpectedJob } from './slots/ledger.js';
+import { type Missed, plan } from './slots/plan.js';
+import { rfc3339 } from './status.js';
+
+export interface ExecutorDeps {
+  creator: JobCreator;
+  /** Reads (lookups of missing Jobs); a follower may read. */
+  rest: RestClient;
+  /** Fenced writes (deletes). */
+  writes: RestClient;
+  jobs: JobIndex;
+  scjs: Cache<SecondCronJob>;
+  records: { get(key: string): ScheduleRecord | undefined };
+  events: EventSink;
+  metrics: Metrics;
+  wall: WallClock;
+  mono: MonotonicClock;
+  log: Logger;
+  /** Queues the key for a reconcile; never runs it here. */
+  requeue: (key: string) => void;
+}
+
+// A Job the create's answer named that the cache has not shown after this long is looked up with a
+// GET (upstream's MissingJob): the watch normally shows it within tens of milliseconds.
+export const MISSING_JOB_LOOKUP_MS = 3_000;
+
+export class Executor {
+  /** Lookups on the wire, by "<key>/<job name>". */
+  private readonly lookingUp = new Set<string>();
+
+  constructor(private readonly d: ExecutorDeps) {}
+
+  // ---- deciding -----------------------------------------------------------------------------
+
+  /**
+   * Plans the schedule's slots and carries the plan out: the outstanding create superseded or settled,
+   * what is missed counted, and the create queued — for Replace once the running Jobs' deletes were
+   * accepted (a failed delete throws: no create, the key is retried with backoff). `current` is checked
+   * before every plan: a deposed leader, a new spec or a new object stop it. Returns the Jobs the
+   * history limits want gone.
+   */
+  async decide(key: string, scj: SecondCronJob, rec: ScheduleRecord, templateInvalid: boolean, current: () => boolean): Promise<readonly Job[]> {
+    const ledger = rec.ledger;
+    for (;;) {
+      if (!current()) return [];
+      const p = plan({
+        scj,
+        source: rec.compiled.ok ? rec.compiled.source : undefined,
+        templateInvalid,
+        jobs: this.ownedJobs(key, scj, rec),
+        ledger,
+        nowMs: this.d.wall.nowMs(),
+      });
+      if (p.outstanding !== 'keep') {
+        // Read from the ledger a moment ago, with no await since: the creator holds it off the wire.
+        if (!this.d.creator.cancel(key)) throw new Error(`${key}: the creator did not drop the create the ledger holds`);
+        const dropped = ledger.createDropped();
+        if (dropped && p.outstanding === 'settle') this.expect(rec, scj, dropped.slotMs, { missedIfAbsent: 'late' });
+      }
+      ledger.decideThrough(p.decidedThroughMs);
+      for (const m of p.missed) this.missed(scj, m);
+      if (!p.create) return p.prune;
+      const late = p.missed.reduce((n, m) => n + (m.reason === 'late' ? m.count : 0), 0);
+      if (late > 0) this.d.log.info('catching up missed slot', { key, slot: rfc3339(p.create.slotMs), older: late });
+      if (p.replace.length > 0) {
+        await this.deleteJobs(scj, rec, p.replace, 'concurrencyPolicy Replace');
+        continue;
+      }
+      const { slotMs, deadlineMs, supersededAtMs } = p.create;
+      // Built when sent: a retry after a template edit sends the edited template.
+      this.d.creator.submit(key, { build: () => buildJob(this.d.scjs.get(key) ?? scj, slotMs), slotMs, deadlineMs, supersededAtMs });
+      ledger.createQueued(slotMs);
+      return p.prune;
+    }
+  }
+
+  /**
+   * The schedule changed (or resumed after a suspension folded into one update), seen at nowMs. Every
+   * slot of the old schedule that was due and not decided yet is counted now (I7), up to `countUntilMs`
+   * (a suspension: the slots after it are neither run nor counted, I6); no slot of it fires afterwards.
+   */
+  scheduleChanged(scj: SecondCronJob, rec: ScheduleRecord, oldSource: SlotSource | undefined, countUntilMs: number, nowMs: number): void {
+    const ledger = rec.ledger;
+    if (oldSource) {
+      const outstanding = ledger.create?.slotMs;
+      const from = Math.max(ledger.decidedThroughMs, Date.parse(scj.metadata.creationTimestamp), outstanding ?? Number.NEGATIVE_INFINITY);
+      const due = dueSlots(oldSource, from, Math.min(countUntilMs, nowMs));
+      if (due) this.missed(scj, { reason: 'late', count: due.olderCount + 1, slotMs: due.firstMs });
+    }
+    ledger.scheduleChanged(nowMs);
+  }
+
+  // ---- reports ------------------------------------------------------------------------------
+
+  /** What the creator reports; each moves the ledger on and queues the key, nothing more. */
+  readonly answers: CreateListener = {
+    sent: (key, slotMs) => {
+      const ledger = this.d.records.get(key)?.ledger;
+      if (ledger?.create?.slotMs === slotMs) ledger.createSent();
+    },
+    retrying: (key, slotMs, nothingStored, error) => {
+      const ledger = this.d.records.get(key)?.ledger;
+      if (ledger?.create?.slotMs !== slotMs) return;
+      ledger.createRetrying(nothingStored);
+      this.d.log.debug('job create will be retried', { key, slot: rfc3339(slotMs), nothingStored, err: error });
+      // A newer due slot supersedes it, a suspension or an edit drops it: the reconcile decides.
+      this.d.requeue(key);
+    },
+    ended: (key, slotMs, answer) => this.ended(key, slotMs, answer),
+  };
+
+  private ended(key: string, slotMs: number, answer: CreateAnswer): void {
+    const rec = this.d.records.get(key);
+    const scj = this.d.scjs.get(key);
+    if (!rec || !rec.ledger.createEnded(answer.kind, slotMs)) return;
+    const name = scj ? jobName(scj.metadata.name, slotMs) : undefined;
+    switch (answer.kind) {
+      case 'created': {
+        this.d.metrics.triggerLatency.observe((answer.ackMs - slotMs) / 1000);
+        const jobName = answer.job.metadata.name;
+        // Seen by Forbid/Replace and status before the watch event arrives.
+        if (!this.d.jobs.has(key, jobName)) {
+          rec.ledger.expect({ job: slimJob(answer.job), confirmed: true, lookUpAtMonoMs: this.d.mono.nowMs() + MISSING_JOB_LOOKUP_MS });
+        }
+        if (scj) this.d.events.record(scj, 'Normal', 'SuccessfulCreate', `Created job ${jobName}`);
+        this.d.log.debug('job created', { key, job: jobName, latencyMs: answer.ackMs - slotMs });
+        break;
+      }
+      case 'already_exists':
+        // Ours only if we control it (a retry after an unknown outcome, or another leader's create):
+        // looked up at once, unless the cache holds it already.
+        if (scj && name && !this.d.jobs.has(key, name)) this.expect(rec, scj, slotMs, { adoptOnly: true });
+        else if (scj && name) this.adoptOrRefuse(scj, rec, slotMs, this.d.jobs.jobsOf(key).find((j) => j.metadata.name === name));
+        break;
+      case 'failed':
+        if (!scj) break;
+        if (answer.maybeStored) this.expect(rec, scj, slotMs, { missedIfAbsent: answer.reason });
+        else this.createFailed(scj, slotMs, answer.reason, answer.error);
+        break;
+      case 'superseded':
+        if (scj) this.missed(scj, { reason: 'late', count: 1, slotMs });
+        break;
+      case 'not_leader':
+        if (!scj) break;
+        if (slotMs <= rec.ledger.scheduleChangedMs) {
+          // A slot of a schedule that has changed since: nobody decides it again.
+          if (answer.maybeStored) this.expect(rec, scj, slotMs, { missedIfAbsent: 'late' });
+          else this.missed(scj, { reason: 'late', count: 1, slotMs });
+        } else if (answer.maybeStored) {
+          // Whoever leads next decides the slot; the Job it may have stored blocks Forbid until looked up.
+          this.expect(rec, scj, slotMs, {});
+        }
+    }
+    this.d.requeue(key);
+  }
+
+  /** The Job cache shows a Job of this schedule. */
+  jobObserved(key: string, job: Job): void {
+    const rec = this.d.records.get(key);
+    if (!rec) return;
+    // The outstanding create's Job was stored after all (an answer lost or not come yet): never sent
+    // again. One waiting to retry ends now; one on the wire ends with its answer.
+    if (rec.ledger.jobObserved(job) && this.d.creator.jobExists(key)) this.ended(key, jobSlotMs(job), { kind: 'already_exists', ackMs: this.d.wall.nowMs() });
+  }
+
+  jobGone(key: string, job: Job): void {
+    this.d.records.get(key)?.ledger.jobGone(job);
+  }
+
+  /** After a relist of Jobs: deletes the server no longer holds are forgotten, Jobs expected but not listed looked up now. */
+  relisted(key: string, rec: ScheduleRecord): boolean {
+    rec.ledger.relisted((name) => this.d.jobs.has(key, name));
+    let lookUp = false;
+    for (const e of rec.ledger.expected.values()) {
+      if (this.d.jobs.has(key, e.job.metadata.name)) continue;
+      rec.ledger.expect({ ...e, lookUpAtMonoMs: this.d.mono.nowMs() });
+      lookUp = true;
+    }
+    return lookUp;
+  }
+
+  /** Leadership is gone: creates not on the wire are dropped; their slots are undecided again. */
+  leadershipLost(key: string, rec: ScheduleRecord): void {
+    const create = rec.ledger.create;
+    if (!create || create.sent || !this.d.creator.cancel(key)) return;
+    this.ended(key, create.slotMs, { kind: 'not_leader', maybeStored: !create.nothingStored });
+  }
+
+  /** The schedule is gone, or being deleted: its create is not sent (again). */
+  forget(key: string): void {
+    this.d.creator.cancel(key);
+  }
+
+  // ---- Jobs expected but not seen (MissingJob) ----------------------------------------------
+
+  /**
+   * The Jobs this resource controls: the cache, plus those created that it has not shown yet, and —
+   * unless `confirmedOnly` (status: what a new leader reads back must be known) — those maybe created.
+   */
+  ownedJobs(key: string, scj: SecondCronJob, rec: ScheduleRecord, confirmedOnly = false): Job[] {
+    const owned = this.d.jobs.jobsOf(key).filter((j) => isOwnedBy(j, scj));
+    for (const [name, e] of rec.ledger.expected) {
+      if ((e.confirmed || !confirmedOnly) && !this.d.jobs.has(key, name) && isOwnedBy(e.job, scj)) owned.push(e.job);
+    }
+    return owned;
+  }
+
+  /**
+   * Looks up the expected Jobs whose time has come; settles each: still there (kept), ours after an
+   * AlreadyExists (adopted) or someone else's (an error), gone (forgotten; the slot counted when its
+   * create had given up). Returns in how many ms the next lookup is due, if any.
+   */
+  async lookUpMissing(key: string, scj: SecondCronJob, rec: ScheduleRecord): Promise<number | undefined> {
+    const now = this.d.mono.nowMs();
+    let nextInMs: number | undefined;
+    const due: ExpectedJob[] = [];
+    for (const e of rec.ledger.expected.values()) {
+      if (this.lookingUp.has(`${key}/${e.job.metadata.name}`)) continue;
+      if (e.lookUpAtMonoMs <= now) due.push(e);
+      else nextInMs = Math.min(nextInMs ?? Number.POSITIVE_INFINITY, e.lookUpAtMonoMs - now);
+    }
+    await Promise.all(due.map((e) => this.lookUp(key, scj, rec, e)));
+    return nextInMs;
+  }
+
+  private async lookUp(key: string, scj: SecondCronJob, rec: ScheduleRecord, e: ExpectedJob): Promise<void> {
+    const name = e.job.metadata.name;
+    const id = `${key}/${name}`;
+    this.lookingUp.add(id);
+    let found: Job | undefined;
+    try {
+      found = await this.d.rest.request<Job>({ verb: 'get', path: `${jobsPath(scj.metadata.namespace)}/${name}`, timeoutMs: 10_000, purpose: 'job_create' });
+    } catch (err) {
+      if (!isNotFound(err)) {
+        // No verdict: the Job may exist. Looked up again later; nothing is counted meanwhile.
+        this.d.log.warn('could not look up a Job the cache has not shown; trying again', { key, job: name, err });
+        if (rec.ledger.expected.get(name) === e) rec.ledger.expect({ ...e, lookUpAtMonoMs: this.d.mono.nowMs() + MISSING_JOB_LOOKUP_MS });
+        return;
+      }
+    } finally {
+      this.lookingUp.delete(id);
+    }
+    if (rec.ledger.expected.get(name) !== e) return; // the cache showed it meanwhile, or it was settled
+    const slotMs = jobSlotMs(e.job);
+    if (found) {
+      if (e.adoptOnly || !e.confirmed) this.adoptOrRefuse(scj, rec, slotMs, slimJob(found));
+      else rec.ledger.expect({ ...e, job: slimJob(found), lookUpAtMonoMs: this.d.mono.nowMs() + MISSING_JOB_LOOKUP_MS });
+    } else {
+      rec.ledger.forgetExpected(name);
+      if (e.missedIfAbsent) this.createFailed(scj, slotMs, e.missedIfAbsent, undefined);
+      this.d.log.info('a Job expected for a slot does not exist', { key, job: name, slot: rfc3339(slotMs), counted: e.missedIfAbsent ?? 'no' });
+    }
+    this.d.requeue(key);
+  }
+
+  /** A Job of the slot's name exists: adopted when this resource controls it, else an error naming it. */
+  private adoptOrRefuse(scj: SecondCronJob, rec: ScheduleRecord, slotMs: number, job: Job | undefined): void {
+    if (!job) return;
+    const name = job.metadata.name;
+    if (isOwnedBy(job, scj)) {
+      rec.ledger.jobFound(slotMs);
+      if (this.d.jobs.has(objectKey(scj), name)) rec.ledger.forgetExpected(name);
+      else rec.ledger.expect({ job, confirmed: true, lookUpAtMonoMs: this.d.mono.nowMs() + MISSING_JOB_LOOKUP_MS });
+      return;
+    }
+    rec.ledger.forgetExpected(name);
+    this.d.events.record(scj, 'Warning', 'FailedCreate', `Job ${name} already exists and is not controlled by this SecondCronJob; slot ${rfc3339(slotMs)} has no Job`);
+    this.missed(scj, { reason: 'error', count: 1, slotMs });
+  }
+
+  /** The Job of a slot whose create was given up on with an unknown outcome (or dropped), looked up now. */
+  private expect(rec: ScheduleRecord, scj: SecondCronJob, slotMs: number, opts: Pick<ExpectedJob, 'missedIfAbsent' | 'adoptOnly'>): void {
+    rec.ledger.expect({ job: assumedJob(scj, slotMs), confirmed: false, lookUpAtMonoMs: this.d.mono.nowMs(), ...opts });
+  }
+
+  // ---- deletes and counts -------------------------------------------------------------------
+
+  /** Deletes every Job (accepted deletes are remembered); throws the first failure after all were tried. */
+  async deleteJobs(scj: SecondCronJob, rec: ScheduleRecord, jobs: readonly Job[], why: string): Promise<void> {
+    const key = objectKey(scj);
+    const results = await Promise.allSettled(
+      jobs
+        .filter((job) => !rec.ledger.deleting.has(job.metadata.name))
+        .map(async (job) => {
+          await deleteJob(this.d.writes, job);
+          // The watch often shows the Job gone before the answer comes (or it was gone already: a 404
+          // counts as done). Remembered then, its name would never leave the set: `make soak` saw it
+          // grow by ~10 names a second at 100 Jobs/s.
+          const name = job.metadata.name;
+          if (this.d.jobs.has(key, name) || rec.ledger.expected.has(name)) rec.ledger.deleteAccepted(job);
+          this.d.events.record(scj, 'Normal', 'SuccessfulDelete', `Deleted job ${job.metadata.name} (${why})`);
+        }),
+    );
+    const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed) throw failed.reason;
+  }
+
+  private createFailed(scj: SecondCronJob, slotMs: number, reason: Missed['reason'], error: Error | undefined): void {
+    if (reason === 'error') {
+      this.d.log.warn('job create failed', { key: objectKey(scj), slot: rfc3339(slotMs), err: error });
+      this.d.events.record(scj, 'Warning', 'FailedCreate', `Error creating job for slot ${rfc3339(slotMs)}: ${error?.message ?? 'unknown error'}`);
+    }
+    this.missed(scj, { reason, count: 1, slotMs });
+  }
+
+  /** The one place a slot without a Job is counted. */
+  missed(scj: SecondCronJob, m: Missed): void {
+    this.d.metrics.triggersMissed.inc({ reason: m.reason }, m.count);
+    if (m.reason === 'late') {
+      this.d.events.record(scj, 'Warning', 'MissedSchedule', `${m.count} slot(s) from ${rfc3339(m.slotMs)} were not started in time; only the latest due slot runs`);
+    } else if (m.reason === 'deadline') {
+      this.d.events.record(scj, 'Warning', 'MissedSchedule', `Missed slot ${rfc3339(m.slotMs)}: not started within its starting deadline`);
+    } else if (m.reason === 'forbid') {
+      this.d.events.record(scj, 'Normal', 'JobAlreadyActive', 'Not starting a Job: the previous one is still running or being created (concurrencyPolicy Forbid)');
+    }
+  }
+}
+
+/** The Job a slot's create would have stored, as far as we can know it without reading it back (no uid). */
+function assumedJob(scj: SecondCronJob, slotMs: number): Job {
+  const { metadata, ...rest } = buildJob(scj, slotMs);
+  return slimJob({ ...rest, metadata: { ...metadata, uid: '', resourceVersion: '', creationTimestamp: new Date(slotMs).toISOString() } });
+}

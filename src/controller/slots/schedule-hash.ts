@@ -1,0 +1,16 @@
+// What a schedule's slots are computed from, and its hash: status.nextScheduleTime is written with the
+// hash, so a leader reading it back knows whether it still speaks for the current schedule — an edit of
+// the Job template or a history limit bumps the generation but changes no slot.
+import { createHash } from 'node:crypto';
+
+import type { SecondCronJob } from '../api.js';
+
+/** The fields slots are computed from: an edit of any of them starts the schedule anew. */
+export function scheduleSpecOf(scj: SecondCronJob): string {
+  const { schedule, intervalSeconds, timeZone } = scj.spec;
+  return JSON.stringify([schedule, intervalSeconds, timeZone]);
+}
+
+export function scheduleHash(scj: SecondCronJob): string {
+  return createHash('sha256').update(scheduleSpecOf(scj)).digest('hex').slice(0, 16);
+}
