@@ -265,10 +265,14 @@ describe('kubectl secondcron', () => {
     const tpl = podTemplate();
     const bad = (spec: Record<string, unknown>, name = 'bad'): Record<string, unknown> => ({ apiVersion: 'secondcron.io/v1', kind: 'SecondCronJob', metadata: { name }, spec: { jobTemplate: tpl, ...spec } });
     const cases: [string, Record<string, unknown>, RegExp][] = [
-      ['both schedule and interval', bad({ schedule: '* * * * * *', intervalSeconds: 1 }), /exactly one of spec.schedule or spec.intervalSeconds/],
-      ['neither', bad({}), /exactly one of spec.schedule or spec.intervalSeconds/],
+      ['both schedule and interval', bad({ schedule: '* * * * * *', intervalSeconds: 1 }), /exactly one of spec.schedule, spec.schedules or spec.intervalSeconds/],
+      ['neither', bad({}), /exactly one of spec.schedule, spec.schedules or spec.intervalSeconds/],
+      ['schedule and schedules', bad({ schedule: '* * * * * *', schedules: ['0 * * * * *'] }), /exactly one of spec.schedule, spec.schedules or spec.intervalSeconds/],
+      ['a bad expression in schedules', bad({ schedules: ['0 * * * * *', '61 * * * * *'] }), /InvalidSchedule: schedules\[1\]: .*61/],
+      ['maxConcurrency with Allow', bad({ intervalSeconds: 5, maxConcurrency: 2 }), /spec.maxConcurrency is only valid with concurrencyPolicy Forbid or Enqueue/],
+      ['an empty window', bad({ intervalSeconds: 5, notBefore: '2027-01-01T00:00:00Z', notAfter: '2026-01-01T00:00:00Z' }), /spec.notAfter must be later than spec.notBefore/],
       ['interval < 1', bad({ intervalSeconds: 0 }), /spec.intervalSeconds/],
-      ['timeZone without schedule', bad({ intervalSeconds: 5, timeZone: 'UTC' }), /spec.timeZone is only valid together with spec.schedule/],
+      ['timeZone without schedule', bad({ intervalSeconds: 5, timeZone: 'UTC' }), /spec.timeZone is only valid together with spec.schedule or spec.schedules/],
       ['negative deadline', bad({ intervalSeconds: 5, startingDeadlineSeconds: -1 }), /spec.startingDeadlineSeconds/],
       ['negative success history', bad({ intervalSeconds: 5, successfulJobsHistoryLimit: -1 }), /spec.successfulJobsHistoryLimit/],
       ['negative failed history', bad({ intervalSeconds: 5, failedJobsHistoryLimit: -2 }), /spec.failedJobsHistoryLimit/],
