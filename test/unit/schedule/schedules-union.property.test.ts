@@ -6,7 +6,7 @@ import { test } from 'node:test';
 
 import fc from 'fast-check';
 
-import { compileSchedule, type ScheduleSpec, type SlotSource } from '../../../src/schedule/index.js';
+import { compileSchedule, latestSlotAtOrBefore, type ScheduleSpec, type SlotSource } from '../../../src/schedule/index.js';
 import { ms, slotsBetween } from './helpers.js';
 
 const FIELDS = [
@@ -85,5 +85,25 @@ test('property: a window keeps exactly the union\'s slots inside it (both ends i
       },
     ),
     { numRuns: 60, seed: 3_535 },
+  );
+});
+
+test('property: the latest due slot of a union (catch-up after downtime) is the latest of any expression\'s', () => {
+  fc.assert(
+    fc.property(
+      fc.array(expression, { minLength: 2, maxLength: 4 }),
+      fc.constantFrom(...AROUND),
+      fc.integer({ min: 1, max: 40 * 3_600 }),
+      ([first, ...rest], [timeZone, around], downSeconds) => {
+        const expressions = [first as string, ...rest];
+        const from = ms(around) - 20 * HOURS;
+        const at = from + downSeconds * 1000 + 250;
+        const members = expressions.map((e) => latestSlotAtOrBefore(compiled({ schedule: e, timeZone }, from, 'default/a'), at, from));
+        const found = members.filter((s): s is number => s !== null);
+        const expected = found.length === 0 ? null : Math.max(...found);
+        assert.equal(latestSlotAtOrBefore(compiled({ schedules: expressions, timeZone }, from, 'default/a'), at, from), expected);
+      },
+    ),
+    { numRuns: 60, seed: 353_535 },
   );
 });
