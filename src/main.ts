@@ -6,7 +6,7 @@ import { hostname } from 'node:os';
 import { buildInfo, versionLine } from './build-info.js';
 import { type Timers, createSystemTimers, systemMonotonicClock, systemWallClock } from './clock/index.js';
 import { ConfigError, type Config, helpText, parseConfig } from './config.js';
-import { type SecondCronJob, type Job, LABEL_OWNER, collectionPath, jobsPath } from './controller/api.js';
+import { type SecondCronJob, type Job, LABEL_OWNER, collectionPath, jobsPath } from './api/resources.js';
 import type { Cache } from './controller/cache.js';
 import { Controller, type Leadership } from './controller/controller.js';
 import { EventRecorder } from './controller/events.js';

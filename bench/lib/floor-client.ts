@@ -12,7 +12,7 @@
 // FloorClientOutput (JSON) on stdout, progress and errors on stderr.
 import pLimit from 'p-limit';
 
-import { type Job, LABEL_OWNER, type SecondCronJob, jobsPath } from '../../src/controller/api.js';
+import { type Job, LABEL_OWNER, type SecondCronJob, jobsPath } from '../../src/api/resources.js';
 import { deleteJob } from '../../src/controller/finalizer.js';
 import { buildJob } from '../../src/controller/job-builder.js';
 import { restFor } from './kube.js';

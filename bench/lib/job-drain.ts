@@ -5,7 +5,7 @@
 // A list first, then a watch from its resourceVersion: a watch without one replays the existing
 // Jobs as ADDED events over time, and "every Job seen so far is finished" held after the first few
 // hundred of them (a full floor run: "finished the 742 Jobs" of 3,050 after 0.3 s).
-import { jobsPath } from '../../src/controller/api.js';
+import { jobsPath } from '../../src/api/resources.js';
 import { restFor } from './kube.js';
 import { say, waitUntil } from './progress.js';
 

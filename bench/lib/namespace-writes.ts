@@ -5,7 +5,7 @@
 // these. A write that changes nothing (a no-op patch) makes no watch event: only the counters see it.
 import { KubeConfig, Watch } from '@kubernetes/client-node';
 
-import { FINALIZER } from '../../src/controller/api.js';
+import { FINALIZER } from '../../src/api/resources.js';
 
 export type ScjChange = 'finalizer' | 'status' | 'other';
 

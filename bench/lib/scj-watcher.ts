@@ -3,7 +3,7 @@
 // condition.
 import { KubeConfig, Watch } from '@kubernetes/client-node';
 
-import { FINALIZER } from '../../src/controller/api.js';
+import { FINALIZER } from '../../src/api/resources.js';
 
 interface WatchedScj {
   metadata: { name: string; finalizers?: string[] };

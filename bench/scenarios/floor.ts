@@ -14,7 +14,7 @@ import pLimit from 'p-limit';
 import { parseConfig } from '../../src/config.js';
 import type { Cluster } from '../../test/cluster/cluster.js';
 import { JobWatcher } from '../../test/cluster/job-watcher.js';
-import { type JobManifest, type SecondCronJob, jobsPath } from '../../src/controller/api.js';
+import { type JobManifest, type SecondCronJob, jobsPath } from '../../src/api/resources.js';
 import { buildJob } from '../../src/controller/job-builder.js';
 import type { KubeRest } from '../../src/kube/rest.js';
 import { diesWithParent } from '../../test/cluster/parent-death.js';

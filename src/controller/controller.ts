@@ -16,7 +16,7 @@ import { objectKey } from '../kube/types.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics/metrics.js';
 import { type Fire, Scheduler } from '../scheduler/index.js';
-import type { Job, SecondCronJob } from './api.js';
+import type { Job, SecondCronJob } from '../api/resources.js';
 import type { Cache } from './cache.js';
 import type { EventSink } from './events.js';
 import { Executor } from './executor.js';

@@ -14,7 +14,7 @@ import { objectKey } from '../kube/types.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { SlotSource } from '../schedule/index.js';
-import { type Job, type SecondCronJob, jobsPath } from './api.js';
+import { type Job, type SecondCronJob, jobsPath } from '../api/resources.js';
 import type { Cache } from './cache.js';
 import type { EventSink } from './events.js';
 import { deleteJob } from './finalizer.js';

@@ -7,7 +7,7 @@
 import { isNotFound } from '../kube/api-error.js';
 import type { RestClient } from '../kube/rest.js';
 import type { ListResponse } from '../kube/types.js';
-import { FINALIZER, type Job, LABEL_OWNER, type SecondCronJob, collectionPath, jobsPath } from './api.js';
+import { FINALIZER, type Job, LABEL_OWNER, type SecondCronJob, collectionPath, jobsPath } from '../api/resources.js';
 import { isOwnedBy } from './job-state.js';
 
 export function hasFinalizer(scj: SecondCronJob): boolean {

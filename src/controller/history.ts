@@ -1,7 +1,7 @@
 // History limits: keep the newest N successful and M failed Jobs, delete the older finished ones.
 // Newest by start time, as upstream's CronJob controller (`byJobStartTime`): a Job that ran long and
 // finished last is still older than the Job that started after it.
-import type { Job } from './api.js';
+import type { Job } from '../api/resources.js';
 import { jobOutcome } from './job-state.js';
 
 export function jobsToPrune(jobs: readonly Job[], successfulLimit: number, failedLimit: number): Job[] {

@@ -5,7 +5,7 @@ import { isNotFound } from '../kube/api-error.js';
 import type { RestClient } from '../kube/rest.js';
 import type { Logger } from '../log.js';
 import type { WallClock } from '../clock/clock.js';
-import type { Job, SecondCronJob } from './api.js';
+import type { Job, SecondCronJob } from '../api/resources.js';
 import type { EventSink } from './events.js';
 import type { Executor } from './executor.js';
 import { addFinalizer, deleteJob, hasFinalizer, listOwnedJobs, removeFinalizer } from './finalizer.js';

@@ -1,6 +1,6 @@
 // Builds the Job for one slot. The name is a function of the slot, so a second create of the same
 // slot (a retry, a restarted or deposed leader) fails with AlreadyExists: the exactly-once lock.
-import { ANNOTATION_INSTANTIATE, ANNOTATION_SCHEDULED_AT, API_VERSION, type JobManifest, KIND, LABEL_OWNER, type SecondCronJob } from './api.js';
+import { ANNOTATION_INSTANTIATE, ANNOTATION_SCHEDULED_AT, API_VERSION, type JobManifest, KIND, LABEL_OWNER, type SecondCronJob } from '../api/resources.js';
 
 export function jobName(scjName: string, slotMs: number): string {
   return `${scjName}-${Math.floor(slotMs / 1000)}`;

@@ -24,7 +24,7 @@ import { retryDelayMs } from '../kube/backoff.js';
 import type { RestClient } from '../kube/rest.js';
 import type { TokenBucket } from '../kube/token-bucket.js';
 import type { Metrics } from '../metrics/metrics.js';
-import { type Job, type JobManifest, jobsPath } from './api.js';
+import { type Job, type JobManifest, jobsPath } from '../api/resources.js';
 import type { WritePriority } from './write-priority.js';
 
 export type CreateAnswer =

@@ -1,6 +1,6 @@
 // Owned Jobs grouped by their SecondCronJob ("<namespace>/<name>"), fed by the Job reflector. A Job
 // whose owner label changes (relabelled by hand) leaves its old owner's group.
-import { type Job, LABEL_OWNER } from './api.js';
+import { type Job, LABEL_OWNER } from '../api/resources.js';
 
 export class JobIndex {
   private readonly byOwner = new Map<string, Map<string, Job>>();

@@ -1,5 +1,5 @@
 // What the operator needs to know about one of its Jobs.
-import { ANNOTATION_SCHEDULED_AT, type Job, type JobManifest, type SecondCronJob } from './api.js';
+import { ANNOTATION_SCHEDULED_AT, type Job, type JobManifest, type SecondCronJob } from '../api/resources.js';
 
 export type JobOutcome = 'Complete' | 'Failed' | undefined;
 

@@ -4,7 +4,7 @@
 import type { WallClock } from '../clock/clock.js';
 import type { Logger } from '../log.js';
 import type { CompileResult } from '../schedule/index.js';
-import type { SecondCronJob, SecondCronJobStatus } from './api.js';
+import type { SecondCronJob, SecondCronJobStatus } from '../api/resources.js';
 import type { EventSink } from './events.js';
 import type { Executor } from './executor.js';
 import { SlotLedger } from './slots/ledger.js';

@@ -1,7 +1,7 @@
 // What the caches keep of each object. managedFields and kubectl's last-applied-configuration
 // annotation often outweigh the rest of a SecondCronJob; a Job's pod template is never read.
 // Dropping them on ingest is what makes 10,000 schedules fit in a small pod.
-import { ANNOTATION_SCHEDULED_AT, type Job, type SecondCronJob } from './api.js';
+import { ANNOTATION_SCHEDULED_AT, type Job, type SecondCronJob } from '../api/resources.js';
 
 const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
 

@@ -4,7 +4,7 @@
 import type { MonotonicClock, WallClock } from '../clock/clock.js';
 import { isNotFound } from '../kube/api-error.js';
 import type { RestClient } from '../kube/rest.js';
-import type { SecondCronJob, SecondCronJobStatus } from './api.js';
+import type { SecondCronJob, SecondCronJobStatus } from '../api/resources.js';
 import type { Cache } from './cache.js';
 import type { Executor } from './executor.js';
 import { NotLeaderError } from './fenced-rest.js';
@@ -12,6 +12,7 @@ import type { ScheduleRecord, ScheduleRecords } from './schedule-records.js';
 import { firstOpenSlotMs } from './slots/plan.js';
 import { type ReadyState, desiredStatus, statusEquals } from './status.js';
 import { writeStatus } from './status-writer.js';
+import { nextWindowChangeMs, windowState } from '../schedule/index.js';
 
 // Status is written at most once a second per resource. For a schedule that fires at least every
 // FAST_SCHEDULE_MS, a change that follows a write by less than STATUS_COALESCE_MS waits
@@ -37,8 +38,18 @@ export interface StatusSyncDeps {
 export class StatusSync {
   constructor(private readonly d: StatusSyncDeps) {}
 
-  /** Writes the status when it changed and its moment came; else says when to look again. */
+  /**
+   * Writes the status when it changed and its moment came; else says when to look again (also when the
+   * window opens or ends, so that the Ready reason changes then, slot or no slot).
+   */
   async update(key: string, scj: SecondCronJob, rec: ScheduleRecord): Promise<number | undefined> {
+    const windowChange = rec.compiled.ok ? nextWindowChangeMs(rec.compiled.window, this.d.wall.nowMs()) : null;
+    const again = await this.whenDue(key, scj, rec);
+    if (windowChange === null) return again;
+    return Math.min(again ?? Number.POSITIVE_INFINITY, windowChange - this.d.wall.nowMs() + 1);
+  }
+
+  private async whenDue(key: string, scj: SecondCronJob, rec: ScheduleRecord): Promise<number | undefined> {
     const now = this.d.mono.nowMs();
     if (rec.statusDueMonoMs === undefined) {
       if (this.unchanged(scj, rec, this.desired(key, scj, rec))) return undefined;
@@ -115,8 +126,9 @@ export class StatusSync {
       ownedJobs,
       nextSlotMs,
       resolvedSchedule: rec.compiled.ok ? rec.compiled.resolvedSchedule : undefined,
+      resolvedSchedules: rec.compiled.ok ? rec.compiled.resolvedSchedules : undefined,
       lastScheduledMs: rec.ledger.lastScheduledMs,
-      ready: readyState(scj, rec),
+      ready: readyState(scj, rec, this.d.wall.nowMs()),
       readyGeneration: readyGeneration(scj, rec),
       nowMs: this.d.wall.nowMs(),
     });
@@ -130,12 +142,16 @@ function readyGeneration(scj: SecondCronJob, rec: ScheduleRecord): number | unde
   return scj.status?.conditions?.find((c) => c.type === 'Ready')?.observedGeneration;
 }
 
-function readyState(scj: SecondCronJob, rec: ScheduleRecord): ReadyState {
+function readyState(scj: SecondCronJob, rec: ScheduleRecord, nowMs: number): ReadyState {
   const compiled = rec.compiled;
   if (!compiled.ok) return { status: 'False', reason: compiled.reason, message: compiled.message };
   if (rec.template.kind === 'invalid' && rec.templateGeneration === scj.metadata.generation) {
     return { status: 'False', reason: 'InvalidJobTemplate', message: rec.template.message };
   }
   if (scj.spec.suspend) return { status: 'True', reason: 'Suspended', message: 'Suspended: no new Jobs are started' };
+  // Outside its window nothing is wrong: Ready stays True, the reason says why no Job starts.
+  const window = windowState(compiled.window, nowMs);
+  if (window === 'NotYetActive') return { status: 'True', reason: 'NotYetActive', message: `Not yet active: the first slot is at or after notBefore ${scj.spec.notBefore ?? ''}` };
+  if (window === 'WindowEnded') return { status: 'True', reason: 'WindowEnded', message: `Window ended: no slot after notAfter ${scj.spec.notAfter ?? ''}` };
   return { status: 'True', reason: 'Scheduled', message: `Scheduled: ${compiled.describe}` };
 }

@@ -1,6 +1,6 @@
 // The status a SecondCronJob should show, derived from what the caches hold (never accumulated
 // by hand, so any replica that becomes leader writes the same thing).
-import { type Condition, type Job, type SecondCronJob, type SecondCronJobStatus } from './api.js';
+import { type Condition, type Job, type SecondCronJob, type SecondCronJobStatus } from '../api/resources.js';
 import { isActive, jobOutcome, jobSlotMs, jobStartMs } from './job-state.js';
 import { scheduleHash } from './slots/schedule-hash.js';
 
@@ -16,6 +16,8 @@ export interface StatusInputs {
   nextSlotMs: number | null;
   /** The cron schedule as it runs (`H` resolved); undefined for intervals and invalid schedules. */
   resolvedSchedule: string | undefined;
+  /** Each cron expression as it runs, in spec order. */
+  resolvedSchedules?: readonly string[];
   /** Slots this leader created or found already created, not yet visible in the Job cache. */
   lastScheduledMs: number | undefined;
   ready: ReadyState;
@@ -48,6 +50,7 @@ export function desiredStatus(inp: StatusInputs): SecondCronJobStatus {
     status.scheduleHash = scheduleHash(inp.scj);
   }
   if (inp.resolvedSchedule !== undefined) status.resolvedSchedule = inp.resolvedSchedule;
+  if (inp.resolvedSchedules !== undefined) status.resolvedSchedules = [...inp.resolvedSchedules];
   return status;
 }
 

@@ -3,21 +3,17 @@
 // dry run of the Job a slot would create (InvalidJobTemplate).
 import { ApiError } from '../kube/api-error.js';
 import type { RestClient } from '../kube/rest.js';
-import { type CompileResult, compileSchedule, hashIdentity } from '../schedule/index.js';
-import { type SecondCronJob, jobsPath } from './api.js';
+import { type CompileResult, compileResourceSchedule } from '../schedule/index.js';
+import { type SecondCronJob, jobsPath } from '../api/resources.js';
 import { buildJob } from './job-builder.js';
 
 /**
- * Intervals are anchored on creationTimestamp; `H` in a cron schedule hashes namespace/name; nowMs
- * only checks that a cron schedule fires at all.
+ * Every scheduling field (schedule / schedules / intervalSeconds, timeZone, the window), as the plugin
+ * compiles it: intervals anchored on creationTimestamp; `H` hashes namespace/name; nowMs only checks
+ * that a cron schedule fires at all.
  */
 export function compileSecondCronJob(scj: SecondCronJob, nowMs: number): CompileResult {
-  return compileSchedule(
-    { schedule: scj.spec.schedule, intervalSeconds: scj.spec.intervalSeconds, timeZone: scj.spec.timeZone },
-    Date.parse(scj.metadata.creationTimestamp),
-    nowMs,
-    hashIdentity(scj.metadata.namespace, scj.metadata.name),
-  );
+  return compileResourceSchedule(scj, nowMs);
 }
 
 export type TemplateVerdict = { ok: true } | { ok: false; reason: 'InvalidJobTemplate'; message: string };

@@ -11,7 +11,8 @@
 // A scrape reads rows prepared when the cache changed: no timestamp parsing, no label escaping and
 // no prom-client formatting at scrape time, and a gzip scrape (Prometheus) sends blocks compressed
 // when they last changed; see bench/README.md for the cost at 10,000 schedules.
-import type { SecondCronJob } from '../controller/api.js';
+import type { SecondCronJob } from '../api/resources.js';
+import { RESOLVED_SEPARATOR } from '../schedule/index.js';
 import { objectKey } from '../kube/types.js';
 import { type DeflatedPiece, deflatePiece } from './gzip-pieces.js';
 
@@ -39,10 +40,11 @@ export function scheduleRow(scj: SecondCronJob): ScheduleRow {
     labels,
     info: {
       ...labels,
-      schedule: spec.schedule ?? '',
+      // A list of expressions shows as they are joined in status.resolvedSchedule.
+      schedule: spec.schedule ?? spec.schedules?.join(RESOLVED_SEPARATOR) ?? '',
       interval_seconds: spec.intervalSeconds !== undefined ? String(spec.intervalSeconds) : '',
       // The operator's default for cron schedules; an interval has no time zone.
-      time_zone: spec.schedule !== undefined ? (spec.timeZone ?? 'UTC') : '',
+      time_zone: spec.schedule !== undefined || spec.schedules !== undefined ? (spec.timeZone ?? 'UTC') : '',
       concurrency_policy: spec.concurrencyPolicy ?? 'Allow',
     },
     created: unixSeconds(scj.metadata.creationTimestamp) ?? 0,

@@ -2,6 +2,7 @@
 // node:util parseArgs does the tokenizing; this module knows which flag belongs to which subcommand.
 import { parseArgs } from 'node:util';
 
+import { type EnvOverrides, parseEnvAssignment } from './env-overrides.js';
 import { COMMAND_HELP, USAGE, type Subcommand, SUBCOMMANDS } from './help.js';
 
 /** -o: kubectl's printers that make sense here. */
@@ -36,7 +37,7 @@ export type Command =
   | { name: 'version' }
   | { name: 'next'; scope: Scope; files: string[]; count: number; output: Output }
   | { name: 'validate'; files: string[]; local: boolean }
-  | { name: 'run'; resource: string; jobName?: string; dryRun: DryRun; output: Output }
+  | { name: 'run'; resource: string; jobName?: string; envOverrides?: EnvOverrides; dryRun: DryRun; output: Output }
   | { name: 'suspend' | 'resume'; resource: string; dryRun: DryRun; output: Output }
   | { name: 'history'; scope: Scope; output: Output }
   | { name: 'from-cronjob'; resource: string; apply: boolean; suspendSource: boolean; output: Output };
@@ -60,13 +61,13 @@ export class UsageError extends Error {
 const ALLOWED: Record<Subcommand, readonly string[]> = {
   next: ['filename', 'count', 'output', 'all-namespaces'],
   validate: ['filename', 'local'],
-  run: ['job-name', 'dry-run', 'output'],
+  run: ['job-name', 'env', 'container', 'dry-run', 'output'],
   suspend: ['dry-run', 'output'],
   resume: ['dry-run', 'output'],
   history: ['output', 'all-namespaces'],
   'from-cronjob': ['apply', 'suspend-source', 'output'],
 };
-const COMMAND_FLAGS = ['filename', 'count', 'output', 'all-namespaces', 'local', 'job-name', 'dry-run', 'apply', 'suspend-source'] as const;
+const COMMAND_FLAGS = ['filename', 'count', 'output', 'all-namespaces', 'local', 'job-name', 'env', 'container', 'dry-run', 'apply', 'suspend-source'] as const;
 
 /** The output formats each subcommand prints. */
 const OUTPUTS: Record<Subcommand, readonly string[]> = {
@@ -98,6 +99,8 @@ const OPTIONS = {
   count: { type: 'string' },
   local: { type: 'boolean' },
   'job-name': { type: 'string' },
+  env: { type: 'string', multiple: true },
+  container: { type: 'string', short: 'c' },
   'dry-run': { type: 'string' },
   apply: { type: 'boolean' },
   'suspend-source': { type: 'boolean' },
@@ -163,7 +166,9 @@ export function parseInvocation(argv: readonly string[]): Invocation {
       case 'run': {
         const resource = one(SCJ);
         const jobName = values['job-name'];
-        if (jobName === undefined) return { name: 'run', resource, dryRun, output };
+        const envOverrides = envOverridesOf(values.env, values.container, usage);
+        const run = { name: 'run' as const, resource, ...(envOverrides ? { envOverrides } : {}), dryRun, output };
+        if (jobName === undefined) return run;
         if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(jobName) || jobName.length > 63) {
           throw usage(`--job-name "${jobName}" is not a valid Job name (lower-case letters, digits and "-", at most 63 characters)`);
         }
@@ -171,7 +176,7 @@ export function parseInvocation(argv: readonly string[]): Invocation {
         if (new RegExp(`^${resource.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}-[0-9]+$`).test(jobName)) {
           throw usage(`--job-name "${jobName}" has the form of a scheduled Job's name (${resource}-<slot unix seconds>); choose another`);
         }
-        return { name: 'run', resource, jobName, dryRun, output };
+        return { ...run, jobName };
       }
       case 'suspend':
       case 'resume':
@@ -179,6 +184,23 @@ export function parseInvocation(argv: readonly string[]): Invocation {
     }
   })();
   return { command, connection };
+}
+
+/** --env K=V (repeatable) and --container C of `run`; undefined without --env. */
+function envOverridesOf(assignments: string[] | undefined, container: string | undefined, usage: (message: string) => UsageError): EnvOverrides | undefined {
+  if (assignments === undefined || assignments.length === 0) {
+    if (container !== undefined) throw usage('--container says where --env goes: give --env NAME=VALUE too');
+    return undefined;
+  }
+  const env: Array<{ name: string; value: string }> = [];
+  for (const text of assignments) {
+    const parsed = parseEnvAssignment(text);
+    if (!parsed.ok) throw usage(parsed.message);
+    if (env.some((e) => e.name === parsed.name)) throw usage(`--env ${parsed.name} is given twice`);
+    env.push({ name: parsed.name, value: parsed.value });
+  }
+  if (container !== undefined && container === '') throw usage('--container needs a container name');
+  return { env, ...(container !== undefined ? { container } : {}) };
 }
 
 interface ResourceKind {

@@ -1,5 +1,5 @@
 // A batch/v1 CronJob → the equivalent SecondCronJob. Pure: the command fetches and applies.
-import { API_VERSION, KIND, type SecondCronJobSpec } from '../controller/api.js';
+import { API_VERSION, KIND, type SecondCronJobSpec } from '../api/resources.js';
 import { parseCron } from '../schedule/cron-expression.js';
 import { dayRuleDifference } from '../schedule/day-rules.js';
 import { PluginError } from './errors.js';

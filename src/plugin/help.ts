@@ -81,20 +81,27 @@ kubectl secondcron validate --local -f heartbeat.yaml`,
     `Start a Job now from a SecondCronJob's template, like kubectl create job --from=cronjob/NAME.
 The operator owns it like its scheduled Jobs (active list, concurrency policy, history limits).
 Its name is NAME-manual-<5 characters> unless --job-name says otherwise; a scheduled Job's name
-(NAME-<digits>) is refused.`,
+(NAME-<digits>) is refused. --env sets environment variables in every container of the template
+(or only in --container), replacing an entry of the same name; the Job's annotation
+secondcron.io/env-overrides records them.`,
     `# A Job now
 kubectl secondcron run heartbeat
 
 # With a name of your choice
 kubectl secondcron run scj/heartbeat --job-name heartbeat-hotfix
 
+# With a changed environment, in the container "main" only
+kubectl secondcron run report --env REPORT_DAY=2026-12-01 --env DRY_RUN= --container main
+
 # What would be created, checked by the API server but not stored
 kubectl secondcron run heartbeat --dry-run=server -o yaml`,
     `    --job-name NAME        the Job's name
+    --env NAME=VALUE       set an environment variable (repeatable; VALUE may be empty)
+    -c, --container NAME   only in this container (or init container); default: every container
     --dry-run none|client|server
                            client: print the Job only; server: the API server checks it, stores nothing
     -o, --output FORMAT    json|yaml|name|jsonpath=TEMPLATE`,
-    'kubectl secondcron run NAME [--job-name NAME] [--dry-run=client|server] [-o FORMAT]',
+    'kubectl secondcron run NAME [--job-name NAME] [--env NAME=VALUE]... [--container NAME] [--dry-run=client|server] [-o FORMAT]',
   ),
   suspend: page(
     'Set spec.suspend: no new Jobs start; running ones continue. Slots that fall while suspended never run.',

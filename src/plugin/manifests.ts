@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 
 import { loadAll } from 'js-yaml';
 
-import { API_VERSION, KIND, type SecondCronJob } from '../controller/api.js';
+import { API_VERSION, KIND, type SecondCronJob } from '../api/resources.js';
 import { PluginError } from './errors.js';
 
 export interface FileResource {

@@ -1,7 +1,7 @@
 // The few API calls the plugin makes, with kubectl's wording when they fail.
 import { ApiError } from '../kube/api-error.js';
 import type { KubeRest } from '../kube/rest.js';
-import { type SecondCronJob, collectionPath } from '../controller/api.js';
+import { type SecondCronJob, collectionPath } from '../api/resources.js';
 import type { DryRun, Scope } from './args.js';
 import type { PluginContext } from './context.js';
 import { PluginError, describeApiError } from './errors.js';

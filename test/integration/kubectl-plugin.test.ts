@@ -215,8 +215,8 @@ describe('kubectl secondcron', () => {
     for (const s of slots) assert.ok(created.has(s), `a Job for ${new Date(s).toISOString()}; got ${[...created].map((c) => new Date(c).toISOString()).join(' ')}`);
     assert.equal((await getScj<{ status?: { resolvedSchedule?: string } }>(ns.name, 'hspread')).status?.resolvedSchedule, resolved);
     const wide = (await kubectlOk(['get', 'scj', 'hspread', '-n', ns.name, '-o', 'wide'])).split('\n');
-    assert.match(wide[0] ?? '', /^NAME\s+READY\s+REASON\s+SCHEDULE\s+RESOLVED\s+INTERVAL\s/);
-    assert.ok(wide[1]?.includes(`H/3 * * * * *   ${resolved}`), wide.join('\n'));
+    assert.match(wide[0] ?? '', /^NAME\s+READY\s+REASON\s+SCHEDULE\s+SCHEDULES\s+RESOLVED\s+INTERVAL\s/);
+    assert.match(wide[1] ?? '', new RegExp(`H/3 \\* \\* \\* \\* \\*\\s+${resolved.replace(/[*/]/g, '\\$&')}\\s`), wide.join('\n'));
     const validated = await pluginOk(['validate', '-f', file('hspread.yaml', scjManifest(ns.name, 'hspread', { schedule: 'H/3 * * * * *' }))]);
     assert.ok(validated.includes(`: valid: cron "H/3 * * * * *" resolved to "${resolved}"`), validated);
     await kubectlOk(['delete', 'scj', 'hspread', '-n', ns.name]);
@@ -248,6 +248,57 @@ describe('kubectl secondcron', () => {
     assert.match(table, new RegExp(`${second}\\s+manual\\s+\\S+\\s+-\\s+Complete\\s+\\d+s`));
   });
 
+  test('schedules and a window: next lists the union inside the window only, validate and the wide column agree', async () => {
+    // 2030-01-01 is a Tuesday; Berlin is UTC+1 in January. The window ends before Tuesday 8 January's slot.
+    const spec = { schedules: ['0 30 8 * * MON-FRI', '0 0 10 * * SAT,SUN'], timeZone: 'Europe/Berlin', notBefore: '2030-01-01T00:00:00Z', notAfter: '2030-01-08T00:00:00Z' };
+    await applyScj(ns.name, 'twice', spec);
+    const [printed] = JSON.parse(await pluginOk(['next', 'twice', '--count', '10', '-o', 'json'])) as { schedules: string[]; resolvedSchedules: string[]; window: string; next: { time: string; utc: string }[] }[];
+    assert.deepEqual(printed?.next.map((n) => n.utc), [
+      '2030-01-01T07:30:00Z', '2030-01-02T07:30:00Z', '2030-01-03T07:30:00Z', '2030-01-04T07:30:00Z', '2030-01-05T09:00:00Z', '2030-01-06T09:00:00Z', '2030-01-07T07:30:00Z',
+    ]);
+    assert.equal(printed?.next[0]?.time, '2030-01-01T08:30:00+01:00');
+    assert.deepEqual({ window: printed?.window, resolved: printed?.resolvedSchedules }, { window: 'NotYetActive', resolved: spec.schedules });
+    const text = await pluginOk(['next', 'twice', '--count', '10']);
+    assert.match(text, /^not yet active: no slot before notBefore 2030-01-01T00:00:00Z \(nor after notAfter 2030-01-08T00:00:00Z\)\n/);
+    const validated = await pluginOk(['validate', '-f', file('twice.yaml', scjManifest(ns.name, 'twice', spec))]);
+    assert.ok(validated.includes(': valid: cron union of 2 ["0 30 8 * * MON-FRI", "0 0 10 * * SAT,SUN"] in Europe/Berlin, only from 2030-01-01T00:00:00.000Z until 2030-01-08T00:00:00.000Z'), validated);
+    const wide = await kubectlOk(['get', 'scj', 'twice', '-n', ns.name, '-o', 'wide']);
+    assert.ok(wide.includes('["0 30 8 * * MON-FRI","0 0 10 * * SAT,SUN"]'), wide);
+    await kubectlOk(['delete', 'scj', 'twice', '-n', ns.name]);
+  });
+
+  test('run --env: the manual Job with the variables set or replaced, recorded in an annotation; clear errors', async () => {
+    const template = podTemplate();
+    const podSpec = (template.spec as { template: { spec: { containers: Record<string, unknown>[] } } }).template.spec;
+    podSpec.containers = [{ name: 'work', image: 'busybox:1.36', command: ['true'], env: [{ name: 'MODE', value: 'daily' }] }, { name: 'helper', image: 'busybox:1.36', command: ['true'] }];
+    await applyScj(ns.name, 'envy', { intervalSeconds: 86_400, jobTemplate: template });
+    type EnvJob = OwnedJob & { spec: { template: { spec: { containers: { name: string; env?: { name: string; value?: string }[] }[] } } } };
+    const envOf = (job: EnvJob): Record<string, unknown> => Object.fromEntries(job.spec.template.spec.containers.map((c) => [c.name, c.env]));
+
+    const preview = load(await pluginOk(['run', 'envy', '--env', 'MODE=backfill', '--env', 'DAY=2026-12-01', '--dry-run=client', '-o', 'yaml'])) as EnvJob;
+    assert.deepEqual(envOf(preview), {
+      work: [{ name: 'MODE', value: 'backfill' }, { name: 'DAY', value: '2026-12-01' }],
+      helper: [{ name: 'MODE', value: 'backfill' }, { name: 'DAY', value: '2026-12-01' }],
+    });
+    assert.equal(preview.metadata.annotations?.['secondcron.io/env-overrides'], '{"containers":["work","helper"],"env":{"MODE":"backfill","DAY":"2026-12-01"}}');
+    assert.equal((await listJobs(ns.name, 'envy')).length, 0, 'a client dry run stores nothing');
+
+    const created = /^job\.batch\/(envy-manual-[a-z0-9]{5}) created$/.exec((await pluginOk(['run', 'envy', '--env', 'MODE=backfill', '--container', 'work'])).trim())?.[1];
+    assert.ok(created, 'prints the created Job');
+    const stored = JSON.parse(await kubectlOk(['get', 'job', created, '-n', ns.name, '-o', 'json'])) as EnvJob;
+    assert.deepEqual(envOf(stored), { work: [{ name: 'MODE', value: 'backfill' }], helper: undefined });
+    assert.equal(stored.metadata.annotations?.['secondcron.io/env-overrides'], '{"containers":["work"],"env":{"MODE":"backfill"}}');
+    assert.equal(stored.metadata.annotations?.['secondcron.io/instantiate'], 'manual');
+
+    const unknown = await plugin(['run', 'envy', '--env', 'A=1', '--container', 'wrok']);
+    assert.equal(unknown.code, 1);
+    assert.equal(unknown.stderr, 'error: secondcronjob.secondcron.io/envy: container "wrok" not found in the Job template; its containers: work, helper\n');
+    const malformed = await plugin(['run', 'envy', '--env', 'MODE']);
+    assert.notEqual(malformed.code, 0);
+    assert.match(malformed.stderr, /^error: --env "MODE" is not NAME=VALUE \(no "="\)\nSee 'kubectl secondcron run --help' for usage\.$/m);
+    assert.equal((await listJobs(ns.name, 'envy')).length, 1, 'only the one Job was created');
+  });
+
   test('suspend and resume set spec.suspend', async () => {
     await applyScj(ns.name, 'pausable', { intervalSeconds: 86_400 });
     assert.equal((await pluginOk(['suspend', 'pausable'])).trim(), 'secondcronjob.secondcron.io/pausable suspended');
@@ -265,10 +316,14 @@ describe('kubectl secondcron', () => {
     const tpl = podTemplate();
     const bad = (spec: Record<string, unknown>, name = 'bad'): Record<string, unknown> => ({ apiVersion: 'secondcron.io/v1', kind: 'SecondCronJob', metadata: { name }, spec: { jobTemplate: tpl, ...spec } });
     const cases: [string, Record<string, unknown>, RegExp][] = [
-      ['both schedule and interval', bad({ schedule: '* * * * * *', intervalSeconds: 1 }), /exactly one of spec.schedule or spec.intervalSeconds/],
-      ['neither', bad({}), /exactly one of spec.schedule or spec.intervalSeconds/],
+      ['both schedule and interval', bad({ schedule: '* * * * * *', intervalSeconds: 1 }), /exactly one of spec.schedule, spec.schedules or spec.intervalSeconds/],
+      ['neither', bad({}), /exactly one of spec.schedule, spec.schedules or spec.intervalSeconds/],
+      ['schedule and schedules', bad({ schedule: '* * * * * *', schedules: ['0 * * * * *'] }), /exactly one of spec.schedule, spec.schedules or spec.intervalSeconds/],
+      ['a bad expression in schedules', bad({ schedules: ['0 * * * * *', '61 * * * * *'] }), /InvalidSchedule: schedules\[1\]: .*61/],
+      ['maxConcurrency with Allow', bad({ intervalSeconds: 5, maxConcurrency: 2 }), /spec.maxConcurrency is only valid with concurrencyPolicy Forbid or Enqueue/],
+      ['an empty window', bad({ intervalSeconds: 5, notBefore: '2027-01-01T00:00:00Z', notAfter: '2026-01-01T00:00:00Z' }), /spec.notAfter must be later than spec.notBefore/],
       ['interval < 1', bad({ intervalSeconds: 0 }), /spec.intervalSeconds/],
-      ['timeZone without schedule', bad({ intervalSeconds: 5, timeZone: 'UTC' }), /spec.timeZone is only valid together with spec.schedule/],
+      ['timeZone without schedule', bad({ intervalSeconds: 5, timeZone: 'UTC' }), /spec.timeZone is only valid together with spec.schedule or spec.schedules/],
       ['negative deadline', bad({ intervalSeconds: 5, startingDeadlineSeconds: -1 }), /spec.startingDeadlineSeconds/],
       ['negative success history', bad({ intervalSeconds: 5, successfulJobsHistoryLimit: -1 }), /spec.successfulJobsHistoryLimit/],
       ['negative failed history', bad({ intervalSeconds: 5, failedJobsHistoryLimit: -2 }), /spec.failedJobsHistoryLimit/],

@@ -156,10 +156,21 @@ describe('operator schedules Jobs', () => {
       spec: { jobTemplate: podTemplate(), ...spec },
     });
     const cases: [string, Record<string, unknown>, RegExp][] = [
-      ['both schedule and interval', base({ schedule: '* * * * * *', intervalSeconds: 1 }), /exactly one of spec.schedule or spec.intervalSeconds/],
-      ['neither schedule nor interval', base({}), /exactly one of spec.schedule or spec.intervalSeconds/],
+      ['both schedule and interval', base({ schedule: '* * * * * *', intervalSeconds: 1 }), /exactly one of spec.schedule, spec.schedules or spec.intervalSeconds must be set/],
+      ['neither schedule nor interval', base({}), /exactly one of spec.schedule, spec.schedules or spec.intervalSeconds must be set/],
+      ['schedule and schedules', base({ schedule: '* * * * * *', schedules: ['0 * * * * *'] }), /exactly one of spec.schedule, spec.schedules or spec.intervalSeconds must be set/],
+      ['schedules and interval', base({ schedules: ['0 * * * * *'], intervalSeconds: 1 }), /exactly one of spec.schedule, spec.schedules or spec.intervalSeconds must be set/],
+      ['empty schedules', base({ schedules: [] }), /spec.schedules.*at least 1 items/],
+      ['17 schedules', base({ schedules: Array.from({ length: 17 }, (_, i) => `${i} * * * * *`) }), /spec.schedules: Too many: 17: must have at most 16 items/],
+      ['an empty expression in schedules', base({ schedules: ['0 * * * * *', ''] }), /spec.schedules\[1\].*at least 1 chars long/],
       ['interval < 1', base({ intervalSeconds: 0 }), /spec.intervalSeconds.*greater than or equal to 1/],
-      ['timeZone without schedule', base({ intervalSeconds: 5, timeZone: 'UTC' }), /spec.timeZone is only valid together with spec.schedule/],
+      ['timeZone without schedule', base({ intervalSeconds: 5, timeZone: 'UTC' }), /spec.timeZone is only valid together with spec.schedule or spec.schedules/],
+      ['maxConcurrency with Allow (the default)', base({ intervalSeconds: 5, maxConcurrency: 2 }), /spec.maxConcurrency is only valid with concurrencyPolicy Forbid or Enqueue/],
+      ['maxConcurrency with Replace', base({ intervalSeconds: 5, concurrencyPolicy: 'Replace', maxConcurrency: 1 }), /spec.maxConcurrency is only valid with concurrencyPolicy Forbid or Enqueue/],
+      ['maxConcurrency 0', base({ intervalSeconds: 5, concurrencyPolicy: 'Enqueue', maxConcurrency: 0 }), /spec.maxConcurrency.*greater than or equal to 1/],
+      ['notAfter equal to notBefore', base({ intervalSeconds: 5, notBefore: '2027-01-01T00:00:00Z', notAfter: '2027-01-01T00:00:00Z' }), /spec.notAfter must be later than spec.notBefore/],
+      ['notAfter before notBefore (offsets compared as instants)', base({ intervalSeconds: 5, notBefore: '2027-01-01T01:00:01+01:00', notAfter: '2027-01-01T00:00:00Z' }), /spec.notAfter must be later than spec.notBefore/],
+      ['notBefore not a date-time', base({ intervalSeconds: 5, notBefore: 'tomorrow' }), /spec.notBefore.*must be of type date-time/],
       ['negative deadline', base({ intervalSeconds: 5, startingDeadlineSeconds: -1 }), /spec.startingDeadlineSeconds.*greater than or equal to 1/],
       // Every slot is a few ms late by the time its Job exists: a zero deadline could never be met.
       ['zero deadline', base({ intervalSeconds: 5, startingDeadlineSeconds: 0 }), /startingDeadlineSeconds must be at least 1: a Job is created a few\s+milliseconds after its slot/],
@@ -174,6 +185,28 @@ describe('operator schedules Jobs', () => {
       const res = await tryApply(manifest);
       assert.notEqual(res.code, 0, `${what}: apply must fail`);
       assert.match(res.stderr, message, `${what}: ${res.stderr}`);
+    }
+  });
+
+  test('kubectl apply accepts the Beyond-CronJob fields where they are valid (server dry run)', async () => {
+    const base = (spec: Record<string, unknown>): Record<string, unknown> => ({
+      apiVersion: 'secondcron.io/v1',
+      kind: 'SecondCronJob',
+      metadata: { name: 'beyond', namespace: ns.name },
+      spec: { jobTemplate: podTemplate(), ...spec },
+    });
+    const cases: [string, Record<string, unknown>][] = [
+      ['schedules with a time zone', base({ schedules: ['0 30 8 * * MON-FRI', '0 0 10 * * SAT,SUN'], timeZone: 'Europe/Berlin' })],
+      ['16 schedules', base({ schedules: Array.from({ length: 16 }, (_, i) => `${i} * * * * *`) })],
+      ['Enqueue with maxConcurrency', base({ intervalSeconds: 5, concurrencyPolicy: 'Enqueue', maxConcurrency: 3 })],
+      ['Enqueue without maxConcurrency', base({ intervalSeconds: 5, concurrencyPolicy: 'Enqueue' })],
+      ['Forbid with maxConcurrency', base({ schedule: '* * * * * *', concurrencyPolicy: 'Forbid', maxConcurrency: 2 })],
+      ['a window (offsets compared as instants)', base({ intervalSeconds: 5, notBefore: '2027-01-01T01:00:00+01:00', notAfter: '2027-01-01T00:00:01Z' })],
+      ['only notAfter', base({ intervalSeconds: 5, notAfter: '2027-01-01T00:00:00Z' })],
+    ];
+    for (const [what, manifest] of cases) {
+      const res = await kubectl(['apply', '--dry-run=server', '-f', '-'], { input: JSON.stringify(manifest) });
+      assert.equal(res.code, 0, `${what}: ${res.stderr}`);
     }
   });
 

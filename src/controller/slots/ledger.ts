@@ -3,7 +3,7 @@
 // (executor.ts) is the only caller of the transitions. Every field is per schedule; dropped with the
 // schedule's record.
 import type { MissedReason } from '../../metrics/metrics.js';
-import type { Job } from '../api.js';
+import type { Job } from '../../api/resources.js';
 import { jobSlotMs } from '../job-state.js';
 
 /** The one create of this schedule that is queued, in flight or waiting to retry (at most one). */

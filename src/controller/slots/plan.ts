@@ -21,7 +21,7 @@
 //   (with history limit 0 a new leader would otherwise find neither Job nor status and run it again, I11).
 import type { MissedReason } from '../../metrics/metrics.js';
 import type { SlotSource } from '../../schedule/index.js';
-import type { Job, SecondCronJob } from '../api.js';
+import type { Job, SecondCronJob } from '../../api/resources.js';
 import { dueSlots } from './due-slots.js';
 import { jobsToPrune } from '../history.js';
 import { isActive, jobSlotMs } from '../job-state.js';

@@ -3,12 +3,12 @@
 // the Job template or a history limit bumps the generation but changes no slot.
 import { createHash } from 'node:crypto';
 
-import type { SecondCronJob } from '../api.js';
+import type { SecondCronJob } from '../../api/resources.js';
 
 /** The fields slots are computed from: an edit of any of them starts the schedule anew. */
 export function scheduleSpecOf(scj: SecondCronJob): string {
-  const { schedule, intervalSeconds, timeZone } = scj.spec;
-  return JSON.stringify([schedule, intervalSeconds, timeZone]);
+  const { schedule, schedules, intervalSeconds, timeZone, notBefore, notAfter } = scj.spec;
+  return JSON.stringify([schedule, intervalSeconds, timeZone, schedules, notBefore, notAfter]);
 }
 
 export function scheduleHash(scj: SecondCronJob): string {

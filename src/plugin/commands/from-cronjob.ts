@@ -1,6 +1,6 @@
 // `from-cronjob NAME [--apply] [--suspend-source]`: migrate a CronJob. Prints the SecondCronJob as YAML
 // (warnings on stderr, so the output can be piped to kubectl apply) or applies it server-side.
-import type { SecondCronJob } from '../../controller/api.js';
+import type { SecondCronJob } from '../../api/resources.js';
 import type { Output } from '../args.js';
 import type { PluginContext } from '../context.js';
 import { type CronJob, fromCronJob } from '../cronjob-conversion.js';

@@ -1,5 +1,5 @@
 // `history [NAME…|-A]`: the Jobs SecondCronJobs own, newest first, with the schedule's times.
-import { ANNOTATION_INSTANTIATE, type Job, type SecondCronJob } from '../../controller/api.js';
+import { ANNOTATION_INSTANTIATE, type Job, type SecondCronJob } from '../../api/resources.js';
 import { listOwnedJobs } from '../../controller/finalizer.js';
 import { jobOutcome, jobSlotMs, jobStartMs } from '../../controller/job-state.js';
 import { formatDuration, formatInZone } from '../../schedule/format.js';

@@ -1,8 +1,8 @@
 // `next [NAME…|-A] | -f FILE`: the next fire times, computed by the operator's own slot math (src/schedule).
-import type { SecondCronJob } from '../../controller/api.js';
+import type { SecondCronJob } from '../../api/resources.js';
 import { rfc3339 } from '../../controller/status.js';
-import { compileSecondCronJob } from '../../controller/verdict.js';
 import { formatDuration, formatInZone } from '../../schedule/format.js';
+import { type ScheduleSpec, type WindowState, compileResourceSchedule, windowState } from '../../schedule/index.js';
 import type { Output, Scope } from '../args.js';
 import type { PluginContext } from '../context.js';
 import { PluginError } from '../errors.js';
@@ -16,6 +16,13 @@ export interface NextFires {
   schedule?: string;
   /** spec.schedule as it runs (`H` resolved for namespace/name); absent for intervalSeconds. */
   resolvedSchedule?: string;
+  /** spec.schedules as written and as they run (in order); absent otherwise. */
+  schedules?: string[];
+  resolvedSchedules?: string[];
+  /** spec.notBefore / notAfter, and where now lies (no slot is listed outside the window). */
+  notBefore?: string;
+  notAfter?: string;
+  window?: WindowState;
   timeZone: string;
   suspended: boolean;
   /** Each slot in the schedule's zone (with its offset) and in UTC. */
@@ -61,8 +68,8 @@ export async function nextCommand(cmd: { scope: Scope; files: string[]; count: n
       .map((r) => {
         const rows = r.next.map((n, i) => [String(i + 1), n.time, n.utc, `in ${formatDuration(Date.parse(n.utc) - nowMs)}`]);
         const body = table(['#', `TIME (${r.timeZone})`, 'UTC', 'FROM NOW'], rows);
-        const hashed = r.resolvedSchedule === r.schedule ? '' : `schedule ${JSON.stringify(r.schedule)} resolved to ${JSON.stringify(r.resolvedSchedule)} for ${r.namespace ?? ''}/${r.name}\n`;
-        return results.length > 1 ? `${label(r)}:\n${hashed}${body}` : `${hashed}${body}`;
+        const header = `${resolution(r)}${windowNote(r)}`;
+        return results.length > 1 ? `${label(r)}:\n${header}${body}` : `${header}${body}`;
       })
       .join('\n\n');
   });
@@ -71,9 +78,12 @@ export async function nextCommand(cmd: { scope: Scope; files: string[]; count: n
 
 /** The next slots, or why the operator would not run this schedule. */
 function fires(scj: SecondCronJob, nowMs: number, count: number): NextFires | string {
-  const compiled = compileSecondCronJob(scj, nowMs);
+  const compiled = compileResourceSchedule(scj, nowMs);
   if (!compiled.ok) return `${scj.metadata.name}: ${compiled.reason}: ${compiled.message}`;
   const timeZone = scj.spec.timeZone || 'UTC';
+  // The scheduling fields, read as the schedule math declares them (spec.schedules and the window too).
+  const spec: ScheduleSpec = scj.spec;
+  const schedules = Array.isArray(spec.schedules) ? spec.schedules.filter((s): s is string => typeof s === 'string') : undefined;
   const next: NextFires['next'] = [];
   for (let t = nowMs; next.length < count; ) {
     const slot = compiled.source.next(t);
@@ -85,7 +95,11 @@ function fires(scj: SecondCronJob, nowMs: number, count: number): NextFires | st
     name: scj.metadata.name,
     ...(scj.metadata.namespace ? { namespace: scj.metadata.namespace } : {}),
     ...(scj.spec.schedule !== undefined ? { schedule: scj.spec.schedule } : {}),
-    ...(compiled.resolvedSchedule !== undefined ? { resolvedSchedule: compiled.resolvedSchedule } : {}),
+    ...(compiled.resolvedSchedule !== undefined && schedules === undefined ? { resolvedSchedule: compiled.resolvedSchedule } : {}),
+    ...(schedules !== undefined ? { schedules, resolvedSchedules: [...(compiled.resolvedSchedules ?? [])] } : {}),
+    ...(typeof spec.notBefore === 'string' ? { notBefore: spec.notBefore } : {}),
+    ...(typeof spec.notAfter === 'string' ? { notAfter: spec.notAfter } : {}),
+    ...(compiled.window !== undefined ? { window: windowState(compiled.window, nowMs) } : {}),
     timeZone,
     suspended: scj.spec.suspend === true,
     next,
@@ -93,5 +107,25 @@ function fires(scj: SecondCronJob, nowMs: number, count: number): NextFires | st
 }
 
 function usesHash(scj: SecondCronJob): boolean {
-  return typeof scj.spec.schedule === 'string' && scj.spec.schedule.includes('H');
+  const spec: ScheduleSpec = scj.spec;
+  const expressions: unknown[] = [spec.schedule, ...(Array.isArray(spec.schedules) ? spec.schedules : [])];
+  return expressions.some((e) => typeof e === 'string' && e.includes('H'));
+}
+
+/** A line above the times when `H` changed what runs. */
+function resolution(r: NextFires): string {
+  const id = `${r.namespace ?? ''}/${r.name}`;
+  if (r.schedules !== undefined) {
+    const resolved = r.resolvedSchedules ?? [];
+    return r.schedules.every((s, i) => s === resolved[i]) ? '' : `schedules ${JSON.stringify(r.schedules)} resolved to ${JSON.stringify(resolved)} for ${id}\n`;
+  }
+  return r.resolvedSchedule === r.schedule ? '' : `schedule ${JSON.stringify(r.schedule)} resolved to ${JSON.stringify(r.resolvedSchedule)} for ${id}\n`;
+}
+
+/** A line above the times when a window keeps slots out. */
+function windowNote(r: NextFires): string {
+  if (r.window === 'NotYetActive') return `not yet active: no slot before notBefore ${r.notBefore ?? ''}${r.notAfter ? ` (nor after notAfter ${r.notAfter})` : ''}\n`;
+  if (r.window === 'WindowEnded') return `window ended: no slot after notAfter ${r.notAfter ?? ''}\n`;
+  if (r.window === 'Active' && r.notAfter) return `no slot after notAfter ${r.notAfter}\n`;
+  return '';
 }

@@ -1,21 +1,31 @@
-// `run NAME [--job-name JOB]`: a Job now, from the template, like `kubectl create job --from=cronjob/NAME`.
-// The operator owns it like any of its Jobs (active list, concurrency policy, history limits).
-import { type Job, type JobManifest, jobsPath } from '../../controller/api.js';
+// `run NAME [--job-name JOB] [--env K=V … [--container C]]`: a Job now, from the template, like
+// `kubectl create job --from=cronjob/NAME`, optionally with environment variables set or replaced
+// (recorded in the secondcron.io/env-overrides annotation). The operator owns it like any of its Jobs
+// (active list, concurrency policy, history limits).
+import { type Job, type JobManifest, jobsPath } from '../../api/resources.js';
 import { buildManualJob } from '../../controller/job-builder.js';
 import { isAlreadyExists } from '../../kube/api-error.js';
 import type { DryRun, Output } from '../args.js';
 import type { PluginContext } from '../context.js';
+import { EnvOverrideError, type EnvOverrides, applyEnvOverrides } from '../env-overrides.js';
 import { PluginError } from '../errors.js';
 import { emit } from '../print.js';
 import { asPluginError, dryRunSuffix, getSecondCronJob, writeQuery } from '../resources.js';
 
-export async function runCommand(cmd: { resource: string; jobName?: string; dryRun: DryRun; output: Output }, ctx: PluginContext): Promise<void> {
+export async function runCommand(cmd: { resource: string; jobName?: string; envOverrides?: EnvOverrides; dryRun: DryRun; output: Output }, ctx: PluginContext): Promise<void> {
   const { rest, namespace } = await ctx.target();
   const scj = await getSecondCronJob(rest, namespace, cmd.resource);
   if (scj.metadata.deletionTimestamp) throw new PluginError(`secondcronjob.secondcron.io/${cmd.resource} is being deleted`);
   const build = (): JobManifest => {
     const job = buildManualJob(scj, ctx.random);
-    return cmd.jobName === undefined ? job : { ...job, metadata: { ...job.metadata, name: cmd.jobName } };
+    const named = cmd.jobName === undefined ? job : { ...job, metadata: { ...job.metadata, name: cmd.jobName } };
+    if (cmd.envOverrides === undefined) return named;
+    try {
+      return applyEnvOverrides(named, cmd.envOverrides);
+    } catch (err) {
+      if (err instanceof EnvOverrideError) throw new PluginError(`secondcronjob.secondcron.io/${cmd.resource}: ${err.message}`);
+      throw err;
+    }
   };
   const show = (job: Job | JobManifest): void =>
     emit(ctx, cmd.output, job, () => [`job.batch/${job.metadata.name}`], () => `job.batch/${job.metadata.name} created${dryRunSuffix(cmd.dryRun)}`);

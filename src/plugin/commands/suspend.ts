@@ -1,5 +1,5 @@
 // `suspend NAME` / `resume NAME`: spec.suspend, as `kubectl patch` would set it.
-import type { SecondCronJob } from '../../controller/api.js';
+import type { SecondCronJob } from '../../api/resources.js';
 import type { DryRun, Output } from '../args.js';
 import type { PluginContext } from '../context.js';
 import { emit } from '../print.js';

@@ -4,9 +4,10 @@
 // --local: no cluster, only the operator's own checks (schedule, time zone).
 import { randomUUID } from 'node:crypto';
 
-import { type SecondCronJob, collectionPath } from '../../controller/api.js';
+import { type SecondCronJob, collectionPath } from '../../api/resources.js';
 import { rfc3339 } from '../../controller/status.js';
-import { compileSecondCronJob, dryRunJob } from '../../controller/verdict.js';
+import { dryRunJob } from '../../controller/verdict.js';
+import { compileResourceSchedule } from '../../schedule/index.js';
 import { ApiError, isAlreadyExists } from '../../kube/api-error.js';
 import type { KubeRest } from '../../kube/rest.js';
 import type { PluginContext } from '../context.js';
@@ -40,7 +41,7 @@ export async function validateCommand(cmd: { files: string[]; local: boolean }, 
 
 /** The operator's own verdict on the schedule, as it would judge the resource created now. */
 function judgeLocally(fromFile: SecondCronJob, nowMs: number): { findings: Finding[]; describe: string } {
-  const compiled = compileSecondCronJob(asCreatedNow(fromFile, nowMs), nowMs);
+  const compiled = compileResourceSchedule(asCreatedNow(fromFile, nowMs), nowMs);
   return compiled.ok ? { findings: [], describe: compiled.describe } : { findings: [{ check: 'Schedule', message: `${compiled.reason}: ${compiled.message}` }], describe: '' };
 }
 
@@ -58,7 +59,7 @@ async function judge(rest: KubeRest, fromFile: SecondCronJob, nowMs: number): Pr
   }
   const scj = admitted ?? asCreatedNow(fromFile, nowMs);
   let describe = '';
-  const compiled = compileSecondCronJob(scj, nowMs);
+  const compiled = compileResourceSchedule(scj, nowMs);
   if (compiled.ok) describe = compiled.describe;
   else findings.push({ check: 'Schedule', message: `${compiled.reason}: ${compiled.message}` });
   if (scj.spec && typeof scj.spec.jobTemplate === 'object' && scj.spec.jobTemplate !== null) {

@@ -1,6 +1,6 @@
 // The Controller on a FakeClock and a FakeRest: caches fed by hand, every request recorded.
 import { FakeClock } from '../../../src/clock/fake-clock.js';
-import type { Job, SecondCronJob } from '../../../src/controller/api.js';
+import type { Job, SecondCronJob } from '../../../src/api/resources.js';
 import { Controller } from '../../../src/controller/controller.js';
 import type { EventSink } from '../../../src/controller/events.js';
 import { JobCreator } from '../../../src/controller/job-creator.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { FINALIZER } from '../../../src/controller/api.js';
+import { FINALIZER } from '../../../src/api/resources.js';
 import { ApiError } from '../../../src/kube/api-error.js';
 import { ControllerHarness, JOBS_PATH, SCJ_PATH, sec } from './controller-harness.js';
 import { job, scj } from './fixtures.js';

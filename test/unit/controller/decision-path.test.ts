@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { FINALIZER, type Job } from '../../../src/controller/api.js';
+import { FINALIZER, type Job } from '../../../src/api/resources.js';
 import { ApiError } from '../../../src/kube/api-error.js';
 import type { RequestOptions } from '../../../src/kube/rest.js';
 import { ControllerHarness, JOBS_PATH, sec } from './controller-harness.js';

@@ -1,5 +1,5 @@
 // Small builders for SecondCronJobs and Jobs as the API server would return them.
-import { ANNOTATION_SCHEDULED_AT, type Job, type SecondCronJob, type SecondCronJobSpec } from '../../../src/controller/api.js';
+import { ANNOTATION_SCHEDULED_AT, type Job, type SecondCronJob, type SecondCronJobSpec } from '../../../src/api/resources.js';
 
 export function scj(spec: Partial<SecondCronJobSpec> = {}, meta: Partial<SecondCronJob['metadata']> = {}): SecondCronJob {
   return {

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { FINALIZER, type SecondCronJobStatus } from '../../../src/controller/api.js';
+import { FINALIZER, type SecondCronJobStatus } from '../../../src/api/resources.js';
 import { compileSecondCronJob } from '../../../src/controller/verdict.js';
 import { ControllerHarness, SCJ_PATH, sec } from './controller-harness.js';
 import { scj } from './fixtures.js';

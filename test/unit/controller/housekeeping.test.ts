@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { FINALIZER } from '../../../src/controller/api.js';
+import { FINALIZER } from '../../../src/api/resources.js';
 import { JobIndex } from '../../../src/controller/job-index.js';
 import { ApiError } from '../../../src/kube/api-error.js';
 import { ControllerHarness, JOBS_PATH, SCJ_PATH, sec } from './controller-harness.js';

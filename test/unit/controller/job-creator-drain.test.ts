@@ -8,7 +8,7 @@ import { after, before, test } from 'node:test';
 import { Agent } from 'undici';
 
 import { FakeClock } from '../../../src/clock/fake-clock.js';
-import type { JobManifest } from '../../../src/controller/api.js';
+import type { JobManifest } from '../../../src/api/resources.js';
 import { JobCreator } from '../../../src/controller/job-creator.js';
 import { WritePriority } from '../../../src/controller/write-priority.js';
 import { KubeRest } from '../../../src/kube/rest.js';

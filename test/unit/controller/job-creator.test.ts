@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
 import { FakeClock } from '../../../src/clock/fake-clock.js';
-import type { JobManifest } from '../../../src/controller/api.js';
+import type { JobManifest } from '../../../src/api/resources.js';
 import { buildJob } from '../../../src/controller/job-builder.js';
 import { JobCreator } from '../../../src/controller/job-creator.js';
 import { WritePriority } from '../../../src/controller/write-priority.js';

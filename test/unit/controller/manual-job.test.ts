@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { ANNOTATION_SCHEDULED_AT, type Job } from '../../../src/controller/api.js';
+import { ANNOTATION_SCHEDULED_AT, type Job } from '../../../src/api/resources.js';
 import { jobsToPrune } from '../../../src/controller/history.js';
 import { buildManualJob, jobName, manualJobName } from '../../../src/controller/job-builder.js';
 import { isOwnedBy } from '../../../src/controller/job-state.js';

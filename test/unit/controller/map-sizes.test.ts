@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { FINALIZER, type Job } from '../../../src/controller/api.js';
+import { FINALIZER, type Job } from '../../../src/api/resources.js';
 import { ControllerHarness, sec } from './controller-harness.js';
 import { job, scj } from './fixtures.js';
 

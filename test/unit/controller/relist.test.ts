@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { FINALIZER, type Job } from '../../../src/controller/api.js';
+import { FINALIZER, type Job } from '../../../src/api/resources.js';
 import { ApiError } from '../../../src/kube/api-error.js';
 import { Reflector } from '../../../src/kube/reflector.js';
 import { createLogger } from '../../../src/log.js';

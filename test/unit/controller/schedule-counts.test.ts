@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { FINALIZER } from '../../../src/controller/api.js';
+import { FINALIZER } from '../../../src/api/resources.js';
 import { ControllerHarness } from './controller-harness.js';
 import { scj } from './fixtures.js';
 

@@ -1,7 +1,7 @@
 // The per-schedule exposition exactly as main rendered it before issue 24 (376fc8f): one string,
 // family by family, rows in Map insertion order. Frozen here as the reference the streamed and
 // gzipped answer must equal byte for byte (exposition.test.ts).
-import type { SecondCronJob } from '../../../src/controller/api.js';
+import type { SecondCronJob } from '../../../src/api/resources.js';
 import { objectKey } from '../../../src/kube/types.js';
 import { type ScheduleRow, scheduleRow } from '../../../src/metrics/schedule-gauges.js';
 

@@ -6,7 +6,7 @@ import { request } from 'node:http';
 import { describe, test } from 'node:test';
 import { crc32, gunzipSync } from 'node:zlib';
 
-import type { SecondCronJob } from '../../../src/controller/api.js';
+import type { SecondCronJob } from '../../../src/api/resources.js';
 import { serveMetrics } from '../../../src/http/servers.js';
 import { MetricsExposition } from '../../../src/metrics/exposition.js';
 import { crc32Combine } from '../../../src/metrics/gzip-pieces.js';

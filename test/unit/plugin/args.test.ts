@@ -81,3 +81,22 @@ test('wrong command lines are usage errors that say what is wrong, in kubectl\'s
     assert.throws(() => parseInvocation(argv), (err: unknown) => err instanceof UsageError && message.test(err.message) && err.command === command, argv.join(' '));
   }
 });
+
+test('run --env NAME=VALUE (repeatable) and --container/-c; malformed input is a usage error', () => {
+  assert.deepEqual(parseInvocation(['run', 'hb', '--env', 'A=1', '--env=B=x=y', '-c', 'main', '--dry-run=client', '-o', 'yaml']).command, {
+    name: 'run', resource: 'hb', envOverrides: { env: [{ name: 'A', value: '1' }, { name: 'B', value: 'x=y' }], container: 'main' }, dryRun: 'client', output: { format: 'yaml' },
+  });
+  assert.deepEqual(parseInvocation(['run', 'hb', '--env', 'EMPTY=', '--job-name', 'hb-x']).command, {
+    name: 'run', resource: 'hb', envOverrides: { env: [{ name: 'EMPTY', value: '' }] }, jobName: 'hb-x', dryRun: 'none', output: { format: 'default' },
+  });
+  const cases: Array<[string[], RegExp]> = [
+    [['run', 'hb', '--env', 'A'], /--env "A" is not NAME=VALUE \(no "="\)/],
+    [['run', 'hb', '--env', '=1'], /"" is not a valid environment variable name/],
+    [['run', 'hb', '--env', 'A=1', '--env', 'A=2'], /--env A is given twice/],
+    [['run', 'hb', '--container', 'main'], /--container says where --env goes: give --env NAME=VALUE too/],
+    [['next', 'hb', '--env', 'A=1'], /unknown flag: --env \(not a flag of "next"\)/],
+  ];
+  for (const [argv, message] of cases) {
+    assert.throws(() => parseInvocation(argv), (e: unknown) => e instanceof UsageError && message.test(e.message) && e.command === argv[0], argv.join(' '));
+  }
+});

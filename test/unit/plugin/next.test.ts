@@ -44,3 +44,35 @@ test('next -f without a namespace: kubectl\'s namespace (-n or the context\'s) i
   assert.deepEqual({ ns: printed?.namespace, schedule: printed?.schedule, resolved: printed?.resolvedSchedule }, { ns: 'team-b', schedule: 'H * * * * *', resolved: `${HB_IN_TEAM_B} * * * * *` });
   assert.equal(printed?.next[0]?.utc, `2026-12-02T10:00:${String(HB_IN_TEAM_B).padStart(2, '0')}Z`);
 });
+
+const listManifest = (spec: Record<string, unknown>): string =>
+  dump({ apiVersion: 'secondcron.io/v1', kind: 'SecondCronJob', metadata: { name: 'hb', namespace: 'ns' }, spec: { jobTemplate: { spec: {} }, ...spec } });
+
+test('next -f with schedules: the union of the expressions, an instant in two listed once; H resolved in each', async () => {
+  const ctx = context(listManifest({ schedules: ['H * * * * *', '0,49 * * * * *'] }), () => Promise.reject(new Error('no cluster needed')));
+  await nextCommand({ scope: { names: [] }, files: ['-'], count: 4, output: { format: 'json' } }, ctx);
+  const [printed] = JSON.parse(ctx.printed[0] ?? '') as { schedules: string[]; resolvedSchedules: string[]; resolvedSchedule?: string; next: { utc: string }[] }[];
+  // H in ns/hb is 49 (the first test): 49 is in both expressions and fires once.
+  assert.deepEqual(printed?.resolvedSchedules, ['49 * * * * *', '0,49 * * * * *']);
+  assert.deepEqual(printed?.schedules, ['H * * * * *', '0,49 * * * * *']);
+  assert.equal(printed?.resolvedSchedule, undefined);
+  assert.deepEqual(printed?.next.map((n) => n.utc), ['2026-12-02T10:00:49Z', '2026-12-02T10:01:00Z', '2026-12-02T10:01:49Z', '2026-12-02T10:02:00Z']);
+
+  const text = context(listManifest({ schedules: ['H * * * * *', '0,49 * * * * *'] }), () => Promise.reject(new Error('no cluster needed')));
+  await nextCommand({ scope: { names: [] }, files: ['-'], count: 1, output: { format: 'default' } }, text);
+  assert.equal((text.printed[0] ?? '').split('\n')[0], 'schedules ["H * * * * *","0,49 * * * * *"] resolved to ["49 * * * * *","0,49 * * * * *"] for ns/hb');
+});
+
+test('next -f with a window: no slot outside it, and a line that says so', async () => {
+  const future = context(listManifest({ schedule: '0 * * * * *', notBefore: '2027-01-01T00:00:00Z', notAfter: '2027-01-01T00:02:00Z' }), () => Promise.reject(new Error('no cluster needed')));
+  await nextCommand({ scope: { names: [] }, files: ['-'], count: 5, output: { format: 'default' } }, future);
+  const lines = (future.printed[0] ?? '').split('\n');
+  assert.equal(lines[0], 'not yet active: no slot before notBefore 2027-01-01T00:00:00Z (nor after notAfter 2027-01-01T00:02:00Z)');
+  assert.equal(lines.filter((l) => /^\d+\s+2027-01-01T00:0[0-2]:00Z/.test(l)).length, 3, (future.printed[0] ?? ''));
+  assert.equal(lines.length, 5, 'the note, the header and 3 slots: none after notAfter');
+
+  const ended = context(listManifest({ intervalSeconds: 5, notAfter: '2026-12-01T00:00:00Z' }), () => Promise.reject(new Error('no cluster needed')));
+  await nextCommand({ scope: { names: [] }, files: ['-'], count: 5, output: { format: 'json' } }, ended);
+  const [printed] = JSON.parse(ended.printed[0] ?? '') as { window: string; next: unknown[] }[];
+  assert.deepEqual({ window: printed?.window, count: printed?.next.length }, { window: 'WindowEnded', count: 0 });
+});

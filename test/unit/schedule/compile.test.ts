@@ -51,13 +51,15 @@ describe('compileSchedule', () => {
 
   it('rejects inconsistent specs the CRD should have caught', () => {
     const cases: Array<[ScheduleSpec, string]> = [
-      [{ schedule: '* * * * * *', intervalSeconds: 5 }, 'set either schedule or intervalSeconds, not both'],
-      [{}, 'set one of schedule or intervalSeconds'],
-      [{ timeZone: 'UTC' }, 'set one of schedule or intervalSeconds'],
+      [{ schedule: '* * * * * *', intervalSeconds: 5 }, 'set exactly one of schedule, schedules or intervalSeconds, not schedule and intervalSeconds'],
+      [{ schedule: '* * * * * *', schedules: ['0 * * * * *'] }, 'set exactly one of schedule, schedules or intervalSeconds, not schedule and schedules'],
+      [{ schedules: ['0 * * * * *'], intervalSeconds: 5 }, 'set exactly one of schedule, schedules or intervalSeconds, not schedules and intervalSeconds'],
+      [{}, 'set one of schedule, schedules or intervalSeconds'],
+      [{ timeZone: 'UTC' }, 'set one of schedule, schedules or intervalSeconds'],
       [{ intervalSeconds: 0 }, 'intervalSeconds must be a whole number of at least 1, got 0'],
       [{ intervalSeconds: -3 }, 'intervalSeconds must be a whole number of at least 1, got -3'],
       [{ intervalSeconds: 1.5 }, 'intervalSeconds must be a whole number of at least 1, got 1.5'],
-      [{ intervalSeconds: 5, timeZone: 'Europe/Berlin' }, 'timeZone applies to schedule only, not to intervalSeconds'],
+      [{ intervalSeconds: 5, timeZone: 'Europe/Berlin' }, 'timeZone applies to schedule and schedules only, not to intervalSeconds'],
     ];
     for (const [spec, message] of cases) {
       const result = failure(spec);

@@ -162,3 +162,35 @@ describe('property: H expressions fire as their resolved expression, across DST'
     }
   }
 });
+
+// spec.schedules: the union of two expressions is the sorted, duplicate-free merge of each one's
+// reference slots, across both Berlin transitions (fixed-time and wall-clock members mixed).
+const PINNED_PAIRS: ReadonlyArray<readonly [string, string]> = [
+  ['0 30 2 * * *', '0 0 3 * * *'], // the gap's fixed time and the instant it moves to: one slot
+  ['0 30 2 * * *', '0 */30 * * * *'], // fixed (first copy only) and wall clock (both copies) at fall-back
+  ['*/10 * 2 * * *', '*/15 * * * * *'],
+  ['0 0 * * * *', '0 0 2 * * *'],
+];
+
+describe('property: schedules lists fire the union of their expressions\' reference slots, across DST', () => {
+  const random = seededRandom(35_2026);
+  for (const around of ['2026-03-29T01:00:00Z', '2026-10-25T01:00:00Z']) {
+    const pairs = [...PINNED_PAIRS, [randomExpression(random), randomExpression(random)] as const];
+    for (const pair of pairs) {
+      it(`[${pair.join(', ')}] in Europe/Berlin around ${around}`, () => {
+        const from = ms(around) - 20 * 3_600_000 + Math.floor(random() * 600) * 1000 + 500;
+        const until = ms(around) + 20 * 3_600_000;
+        const merged = new Set<number>();
+        for (const expression of pair) {
+          const parsed = parseCron(expression);
+          assert.ok(parsed.ok, expression);
+          for (const slot of referenceSlots(parsed.fields, 'Europe/Berlin', from, until)) merged.add(slot);
+        }
+        const expected = [...merged].sort((a, b) => a - b);
+        const actual = slotsBetween(source({ schedules: [...pair], timeZone: 'Europe/Berlin' }, around), from, until);
+        assert.ok(expected.length > 0, 'the window holds slots');
+        assert.deepEqual(actual.map(iso), expected.map(iso));
+      });
+    }
+  }
+});

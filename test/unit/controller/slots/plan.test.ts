@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import type { Job, SecondCronJobSpec, SecondCronJobStatus } from '../../../../src/controller/api.js';
+import type { Job, SecondCronJobSpec, SecondCronJobStatus } from '../../../../src/api/resources.js';
 import { SlotLedger } from '../../../../src/controller/slots/ledger.js';
 import { type Plan, plan } from '../../../../src/controller/slots/plan.js';
 import { scheduleHash } from '../../../../src/controller/slots/schedule-hash.js';

@@ -4,7 +4,7 @@
 // records what no operator counter can hide: a second stored create of one Job name (I11), two Jobs
 // running at once under Forbid (I2), a create under Replace beside a running Job (I3), a create for an
 // older slot after a newer one (I4).
-import { FINALIZER, type Job, type SecondCronJob } from '../../../../src/controller/api.js';
+import { FINALIZER, type Job, type SecondCronJob } from '../../../../src/api/resources.js';
 import { ApiError } from '../../../../src/kube/api-error.js';
 import type { RequestOptions, RestClient } from '../../../../src/kube/rest.js';
 import type { FakeClock } from '../../../../src/clock/fake-clock.js';

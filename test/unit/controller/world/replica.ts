@@ -2,7 +2,7 @@
 // on the world's fake clock, its own caches fed by the fake API server's watch events after a lag the
 // test sets, its own leadership (as the elector would drive the controller's hooks) and its own metrics.
 import type { FakeClock } from '../../../../src/clock/fake-clock.js';
-import type { Job, SecondCronJob } from '../../../../src/controller/api.js';
+import type { Job, SecondCronJob } from '../../../../src/api/resources.js';
 import { Controller } from '../../../../src/controller/controller.js';
 import { JobCreator } from '../../../../src/controller/job-creator.js';
 import { WritePriority } from '../../../../src/controller/write-priority.js';

@@ -4,7 +4,7 @@
 // (I10) and the accounting of every slot (I1); the server's own checks (I2, I3, I4, I11) run on
 // every request.
 import { FakeClock } from '../../../../src/clock/fake-clock.js';
-import type { SecondCronJob } from '../../../../src/controller/api.js';
+import type { SecondCronJob } from '../../../../src/api/resources.js';
 import { jobSlotMs } from '../../../../src/controller/job-state.js';
 import { type CreateFault, FakeApiServer } from './fake-api-server.js';
 import { LEASE_DURATION_MS, RETRY_PERIOD_MS, Replica } from './replica.js';

@@ -13,12 +13,21 @@ export const ANNOTATION_SCHEDULED_AT = 'secondcron.io/scheduled-at';
 /** On Jobs started by hand (`kubectl secondcron run`), as kubectl marks CronJob runs: value "manual". */
 export const ANNOTATION_INSTANTIATE = 'secondcron.io/instantiate';
 
-export type ConcurrencyPolicy = 'Allow' | 'Forbid' | 'Replace';
+/** Enqueue: a due slot that finds no free place waits for one (DESIGN §2 "Beyond CronJob"). */
+export type ConcurrencyPolicy = 'Allow' | 'Forbid' | 'Replace' | 'Enqueue';
 
 export interface SecondCronJobSpec {
   schedule?: string;
+  /** 1–16 cron expressions, exclusive with schedule and intervalSeconds; the union of their instants. */
+  schedules?: string[];
   intervalSeconds?: number;
   timeZone?: string;
+  /** RFC 3339: no slot before it (inclusive bound). */
+  notBefore?: string;
+  /** RFC 3339: no slot after it (inclusive bound); later than notBefore. */
+  notAfter?: string;
+  /** Forbid and Enqueue: at most this many Jobs active or being created (default 1). */
+  maxConcurrency?: number;
   startingDeadlineSeconds?: number;
   concurrencyPolicy?: ConcurrencyPolicy;
   suspend?: boolean;
@@ -54,6 +63,10 @@ export interface SecondCronJobStatus {
   nextScheduleTime?: string;
   /** spec.schedule with `H` resolved (as it runs). */
   resolvedSchedule?: string;
+  /** Each cron expression as it runs (`H` resolved), in spec order; one item for spec.schedule. */
+  resolvedSchedules?: string[];
+  /** Enqueue: the slot waiting for a free place (RFC 3339), absent when none waits. */
+  queuedScheduleTime?: string;
   /** Hash of the fields slots are computed from, when nextScheduleTime was written (slots/schedule-hash.ts). */
   scheduleHash?: string;
   activeCount?: number;
