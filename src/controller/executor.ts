@@ -85,6 +85,10 @@ export class Executor {
         if (dropped && p.outstanding === 'settle') this.expect(rec, scj, dropped.slotMs, { missedIfAbsent: 'late' });
       }
       ledger.decideThrough(p.decidedThroughMs);
+      if (p.queued !== ledger.queuedSlotMs && p.queued !== undefined) {
+        this.d.events.record(scj, 'Normal', 'Queued', `Slot ${rfc3339(p.queued)} waits for a running Job to finish (concurrencyPolicy Enqueue, maxConcurrency ${scj.spec.maxConcurrency ?? 1})`);
+      }
+      ledger.queue(p.queued);
       for (const m of p.missed) this.missed(scj, m);
       if (!p.create) return p.prune;
       const late = p.missed.reduce((n, m) => n + (m.reason === 'late' ? m.count : 0), 0);
@@ -94,9 +98,16 @@ export class Executor {
         continue;
       }
       const { slotMs, deadlineMs, supersededAtMs } = p.create;
-      // Built when sent: a retry after a template edit sends the edited template.
-      this.d.creator.submit(key, { build: () => buildJob(this.d.scjs.get(key) ?? scj, slotMs), slotMs, deadlineMs, supersededAtMs });
+      // In the ledger first: the creator may end it inside submit (past its deadline, superseded,
+      // fenced), and that report must find it there.
       ledger.createQueued(slotMs);
+      try {
+        // Built when sent: a retry after a template edit sends the edited template.
+        this.d.creator.submit(key, { build: () => buildJob(this.d.scjs.get(key) ?? scj, slotMs), slotMs, deadlineMs, supersededAtMs });
+      } catch (err) {
+        ledger.createDropped();
+        throw err;
+      }
       return p.prune;
     }
   }
@@ -108,6 +119,11 @@ export class Executor {
    */
   scheduleChanged(scj: SecondCronJob, rec: ScheduleRecord, oldSource: SlotSource | undefined, countUntilMs: number, nowMs: number): void {
     const ledger = rec.ledger;
+    if (ledger.queuedSlotMs !== undefined) {
+      // The waiting slot was the old schedule's: it does not run now.
+      this.missed(scj, { reason: 'late', count: 1, slotMs: ledger.queuedSlotMs });
+      ledger.queue(undefined);
+    }
     if (oldSource) {
       const outstanding = ledger.create?.slotMs;
       const from = Math.max(ledger.decidedThroughMs, Date.parse(scj.metadata.creationTimestamp), outstanding ?? Number.NEGATIVE_INFINITY);

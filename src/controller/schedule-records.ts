@@ -112,7 +112,9 @@ export class ScheduleRecords {
         const oldSource = rec.compiled.ok && !rec.suspended ? rec.compiled.source : undefined;
         // Slots of the old schedule are counted up to the moment the edit (or the suspension) was seen.
         const until = Math.min(seen.scheduleChangedMs ?? nowMs, seen.suspendedMs ?? nowMs);
-        this.d.executor.scheduleChanged(scj, rec, oldSource, until, nowMs);
+        // Counted by the leader only; a follower just moves its ledger on (it may lead next).
+        if (this.d.isLeader()) this.d.executor.scheduleChanged(scj, rec, oldSource, until, nowMs);
+        else rec.ledger.scheduleChanged(nowMs);
       }
       rec.generation = scj.metadata.generation;
       rec.compiled = compiled;

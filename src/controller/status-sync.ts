@@ -128,6 +128,7 @@ export class StatusSync {
       resolvedSchedule: rec.compiled.ok ? rec.compiled.resolvedSchedule : undefined,
       resolvedSchedules: rec.compiled.ok ? rec.compiled.resolvedSchedules : undefined,
       lastScheduledMs: rec.ledger.lastScheduledMs,
+      ...(rec.ledger.queuedSlotMs !== undefined ? { queuedSlotMs: rec.ledger.queuedSlotMs } : {}),
       ready: readyState(scj, rec, this.d.wall.nowMs()),
       readyGeneration: readyGeneration(scj, rec),
       nowMs: this.d.wall.nowMs(),

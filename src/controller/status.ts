@@ -20,6 +20,8 @@ export interface StatusInputs {
   resolvedSchedules?: readonly string[];
   /** Slots this leader created or found already created, not yet visible in the Job cache. */
   lastScheduledMs: number | undefined;
+  /** Enqueue: the slot waiting for a free place. */
+  queuedSlotMs?: number;
   ready: ReadyState;
   /** The generation the Ready verdict is complete for (schedule and Job template both judged). */
   readyGeneration: number | undefined;
@@ -50,6 +52,7 @@ export function desiredStatus(inp: StatusInputs): SecondCronJobStatus {
     status.scheduleHash = scheduleHash(inp.scj);
   }
   if (inp.resolvedSchedule !== undefined) status.resolvedSchedule = inp.resolvedSchedule;
+  if (inp.queuedSlotMs !== undefined) status.queuedScheduleTime = rfc3339(inp.queuedSlotMs);
   if (inp.resolvedSchedules !== undefined) status.resolvedSchedules = [...inp.resolvedSchedules];
   return status;
 }

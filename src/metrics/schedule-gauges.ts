@@ -27,6 +27,7 @@ export interface ScheduleRow {
   lastSchedule: number | undefined;
   lastSuccessful: number | undefined;
   nextSchedule: number | undefined;
+  queued: number | undefined;
   activeJobs: number;
   ready: 0 | 1;
   suspended: 0 | 1;
@@ -51,6 +52,7 @@ export function scheduleRow(scj: SecondCronJob): ScheduleRow {
     lastSchedule: unixSeconds(status?.lastScheduleTime),
     lastSuccessful: unixSeconds(status?.lastSuccessfulTime),
     nextSchedule: unixSeconds(status?.nextScheduleTime),
+    queued: unixSeconds(status?.queuedScheduleTime),
     activeJobs: status?.active?.length ?? status?.activeCount ?? 0,
     ready: ready ? 1 : 0,
     suspended: spec.suspend ? 1 : 0,
@@ -93,6 +95,11 @@ const FAMILIES: readonly Family[] = [
     name: 'secondcron_schedule_next_schedule_timestamp_seconds',
     help: 'status.nextScheduleTime: the next slot (Unix seconds); absent while suspended or not Ready.',
     value: (r) => r.nextSchedule,
+  },
+  {
+    name: 'secondcron_schedule_queued_timestamp_seconds',
+    help: 'status.queuedScheduleTime: concurrencyPolicy Enqueue, the slot waiting for a running Job to finish (Unix seconds); absent when none waits.',
+    value: (r) => r.queued,
   },
   { name: 'secondcron_schedule_active_jobs', help: 'Jobs of the SecondCronJob still running (status.active).', value: (r) => r.activeJobs },
   { name: 'secondcron_schedule_ready', help: '1 if the Ready condition is True, else 0 (False, Unknown or not written yet).', value: (r) => r.ready },

@@ -28,6 +28,7 @@ interface ScjStatus {
   lastScheduleTime?: string;
   lastSuccessfulTime?: string;
   nextScheduleTime?: string;
+  queuedScheduleTime?: string;
   active?: unknown[];
   conditions?: { type: string; status: string }[];
 }
@@ -49,6 +50,7 @@ function expectedGauges(o: Scj): Record<string, number | undefined> {
     secondcron_schedule_last_schedule_timestamp_seconds: seconds(s.lastScheduleTime),
     secondcron_schedule_last_successful_timestamp_seconds: seconds(s.lastSuccessfulTime),
     secondcron_schedule_next_schedule_timestamp_seconds: seconds(s.nextScheduleTime),
+    secondcron_schedule_queued_timestamp_seconds: seconds(s.queuedScheduleTime),
     secondcron_schedule_active_jobs: s.active?.length ?? 0,
     secondcron_schedule_ready: s.conditions?.find((c) => c.type === 'Ready')?.status === 'True' ? 1 : 0,
     secondcron_schedule_suspended: o.spec.suspend ? 1 : 0,

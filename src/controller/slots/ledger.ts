@@ -57,6 +57,8 @@ export class SlotLedger {
   lastScheduledMs: number | undefined;
   /** When the schedule last changed or resumed: slots at or before it are never decided again. */
   scheduleChangedMs = Number.NEGATIVE_INFINITY;
+  /** Enqueue: the one slot waiting for a free place (decided as waiting, not yet created). */
+  queuedSlotMs: number | undefined;
   /**
    * Made on first use and dropped when empty, like `deletingJobs`: an empty Map and Set are 320 bytes,
    * 3.2 MiB of a 10,000-schedule heap where almost every ledger holds neither (heap snapshot, issue 24).
@@ -90,6 +92,11 @@ export class SlotLedger {
   /** Slots through throughMs are decided (counted, skipped or running). */
   decideThrough(throughMs: number): void {
     if (throughMs > this.decidedThroughMs) this.decidedThroughMs = throughMs;
+  }
+
+  /** Enqueue: this slot waits for a free place from now on (undefined: none waits). */
+  queue(slotMs: number | undefined): void {
+    this.queuedSlotMs = slotMs;
   }
 
   /** The create of a slot was submitted to the creator: its slot is decided. */

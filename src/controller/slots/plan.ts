@@ -14,8 +14,12 @@
 // - A create not on the wire is dropped when the schedule is suspended or its slot belongs to a
 //   schedule that has changed since (I6, I7): counted late when it stored nothing, looked up first when
 //   the outcome is unknown.
-// - Forbid: a Job not finished (also one being deleted, until it is gone) or being created means no Job
-//   for the slot. Replace: the running Jobs are deleted first (the deletes accepted), then the create.
+// - Forbid: maxConcurrency (default 1) Jobs not finished (also one being deleted, until it is gone) or
+//   being created mean no Job for the slot. Replace: the running Jobs are deleted first (the deletes
+//   accepted), then the create.
+// - Enqueue (as Furiko's, but at most one slot waits): a due slot that finds no free place waits for
+//   one (status.queuedScheduleTime); a newer due slot takes its place and the older is counted late;
+//   the waiting slot runs as soon as a Job finishes or goes, within its starting deadline.
 // - History: the oldest finished Jobs beyond the limits go, by start time as upstream — but never the
 //   Job of the outstanding create's slot, nor one whose slot the persisted status does not cover yet
 //   (with history limit 0 a new leader would otherwise find neither Job nor status and run it again, I11).
@@ -36,7 +40,7 @@ export interface PlanInput {
   readonly templateInvalid: boolean;
   /** The Jobs this SecondCronJob controls: the cache, plus the ones created that it has not shown yet. */
   readonly jobs: readonly Job[];
-  readonly ledger: Readonly<Pick<SlotLedger, 'decidedThroughMs' | 'create' | 'deleting' | 'scheduleChangedMs'>>;
+  readonly ledger: Readonly<Pick<SlotLedger, 'decidedThroughMs' | 'create' | 'deleting' | 'scheduleChangedMs' | 'queuedSlotMs'>>;
   readonly nowMs: number;
 }
 
@@ -62,6 +66,8 @@ export interface Plan {
   /** The latest due slot gets a Job, once every Job in `replace` is deleted (the deletes accepted). */
   readonly create: { readonly slotMs: number; readonly deadlineMs: number; readonly supersededAtMs: number } | undefined;
   readonly replace: readonly Job[];
+  /** Enqueue: the slot that waits for a free place from now on (undefined: none waits). */
+  readonly queued: number | undefined;
   /** Finished Jobs beyond the history limits. */
   readonly prune: readonly Job[];
 }
@@ -76,6 +82,7 @@ export function plan(inp: PlanInput): Plan {
     missed: [],
     create: undefined,
     replace: [],
+    queued: ledger.queuedSlotMs,
     prune: prunable(inp, live),
   };
   if (!inp.source || scj.metadata.deletionTimestamp) return out;
@@ -86,30 +93,55 @@ export function plan(inp: PlanInput): Plan {
     if (outstanding.nothingStored) missed.push({ reason: 'late', count: 1, slotMs: outstanding.slotMs });
     out = { ...out, outstanding: outstanding.nothingStored ? 'supersede' : 'settle', missed };
   }
-  if (spec.suspend) return { ...out, decidedThroughMs: Math.max(ledger.decidedThroughMs, nowMs) };
+  const queued = ledger.queuedSlotMs ?? queuedByAnotherLeader(scj, inp.jobs, ledger.decidedThroughMs);
+  if (spec.suspend) {
+    // A waiting slot is dropped with the rest (I6): counted, it was due before the suspension.
+    if (queued !== undefined) out = { ...out, missed: [...out.missed, { reason: 'late', count: 1, slotMs: queued }], queued: undefined };
+    return { ...out, decidedThroughMs: Math.max(ledger.decidedThroughMs, nowMs) };
+  }
 
   const due = dueSlots(inp.source, lastDecidedMs(scj, inp.jobs, ledger.decidedThroughMs), nowMs);
-  if (!due) return out;
+  if (!due && queued === undefined) return out;
   if (outstanding && out.outstanding === 'keep') {
     if (outstanding.sent || !outstanding.nothingStored) return out; // its answer first
+    if (!due) return out; // nothing newer: it goes on
     missed.push({ reason: 'late', count: 1, slotMs: outstanding.slotMs });
     out = { ...out, outstanding: 'supersede' };
   }
-  if (due.olderCount > 0) missed.push({ reason: 'late', count: due.olderCount, slotMs: due.firstMs });
-  out = { ...out, missed, decidedThroughMs: due.latestMs - 1 };
+  if (due) {
+    // A newer due slot takes the waiting slot's place.
+    if (queued !== undefined) missed.push({ reason: 'late', count: 1, slotMs: queued });
+    if (due.olderCount > 0) missed.push({ reason: 'late', count: due.olderCount, slotMs: due.firstMs });
+    out = { ...out, missed, queued: undefined, decidedThroughMs: due.latestMs - 1 };
+  } else {
+    out = { ...out, missed, queued: undefined };
+  }
 
-  const slotMs = due.latestMs;
-  const miss = (reason: MissedReason): Plan => ({ ...out, missed: [...missed, { reason, count: 1, slotMs }], decidedThroughMs: slotMs });
+  const slotMs = due ? due.latestMs : (queued as number);
+  const miss = (reason: MissedReason): Plan => ({ ...out, missed: [...missed, { reason, count: 1, slotMs }], decidedThroughMs: Math.max(out.decidedThroughMs, slotMs) });
   if (inp.templateInvalid) return miss('error'); // Ready=False InvalidJobTemplate says why
   if (spec.startingDeadlineSeconds !== undefined && nowMs - slotMs > spec.startingDeadlineSeconds * 1000) return miss('deadline');
   const policy = spec.concurrencyPolicy ?? 'Allow';
   // A Job being deleted is active until it is gone, as in upstream's status.active.
-  if (policy === 'Forbid' && inp.jobs.some(isActive)) return miss('forbid');
+  const full = inp.jobs.filter(isActive).length >= (spec.maxConcurrency ?? 1);
+  if (policy === 'Forbid' && full) return miss('forbid');
+  if (policy === 'Enqueue' && full) return { ...out, queued: slotMs, decidedThroughMs: Math.max(out.decidedThroughMs, slotMs) };
   // No starting deadline: retried until answered or superseded (a daily schedule still runs after an outage).
   const deadlineMs = spec.startingDeadlineSeconds === undefined ? Number.POSITIVE_INFINITY : slotMs + spec.startingDeadlineSeconds * 1000;
   const supersededAtMs = inp.source.next(slotMs) ?? Number.POSITIVE_INFINITY;
   const replace = policy === 'Replace' ? live.filter((j) => isActive(j) && !j.metadata.deletionTimestamp) : [];
   return { ...out, create: { slotMs, deadlineMs, supersededAtMs }, replace };
+}
+
+/**
+ * Enqueue: the slot a previous leader left waiting (status.queuedScheduleTime, for the same schedule),
+ * unless it has its Job already or this replica decided past it.
+ */
+function queuedByAnotherLeader(scj: SecondCronJob, jobs: readonly Job[], ledgerDecidedMs: number): number | undefined {
+  if ((scj.spec.concurrencyPolicy ?? 'Allow') !== 'Enqueue' || scj.status?.scheduleHash !== scheduleHash(scj)) return undefined;
+  const slot = Date.parse(scj.status.queuedScheduleTime ?? '');
+  if (Number.isNaN(slot) || slot <= ledgerDecidedMs || jobs.some((j) => jobSlotMs(j) >= slot)) return undefined;
+  return slot;
 }
 
 /**

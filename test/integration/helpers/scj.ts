@@ -7,11 +7,13 @@ export interface JobInfo {
   createdMs: number;
   deleting: boolean;
   outcome: 'Complete' | 'Failed' | undefined;
+  /** status.completionTime (whole seconds), once Complete. */
+  completedMs: number | undefined;
 }
 
 export interface KubeJob {
   metadata: { name: string; creationTimestamp: string; deletionTimestamp?: string; annotations?: Record<string, string> };
-  status?: { conditions?: { type: string; status: string }[] };
+  status?: { conditions?: { type: string; status: string }[]; completionTime?: string };
 }
 
 /** A minimal valid Job template; annotations on the pod drive kwok (run time, failure). */
@@ -65,6 +67,7 @@ export async function listJobs(namespace: string, scjName: string): Promise<JobI
       slotMs: Date.parse(j.metadata.annotations?.['secondcron.io/scheduled-at'] ?? ''),
       createdMs: Date.parse(j.metadata.creationTimestamp),
       deleting: j.metadata.deletionTimestamp !== undefined,
+      completedMs: j.status?.completionTime ? Date.parse(j.status.completionTime) : undefined,
       outcome: (j.status?.conditions ?? []).find((c) => c.status === 'True' && (c.type === 'Complete' || c.type === 'Failed'))?.type as JobInfo['outcome'],
     }))
     .sort((a, b) => a.slotMs - b.slotMs);

@@ -6,7 +6,7 @@
 // finishing, failing or deleted by hand; leaders crashing, pausing past their renew deadline and
 // handing over gracefully; suspend / resume (also folded into one update), schedule, history and
 // template edits; wall-clock steps both ways; failing deletes; history limit 0 and a TTL of 0.
-// Checked: I11 (no Job name stored twice), I2 (Forbid: never two running), I3 (Replace: deletes first),
+// Checked: I11 (no Job name stored twice), I2 (Forbid and Enqueue: never more than maxConcurrency running), I3 (Replace: deletes first),
 // I4 (no create for an older slot after a newer one), after every step; I10 (liveness: once the API
 // server answers normally every slot gets its Job) and I1 (slots without a Job == slots counted missed,
 // in runs that stay on one schedule) at the end. Failures shrink to a short history and print it.
@@ -40,7 +40,8 @@ const step: fc.Arbitrary<Step> = fc.oneof(
 );
 
 const world = fc.record({
-  policy: fc.constantFrom<Policy>('Allow', 'Forbid', 'Replace'),
+  policy: fc.constantFrom<Policy>('Allow', 'Forbid', 'Replace', 'Enqueue'),
+  maxConcurrency: fc.option(fc.integer({ min: 1, max: 2 }), { nil: undefined }),
   deadline: fc.option(fc.integer({ min: 1, max: 5 }), { nil: undefined }),
   intervalSeconds: fc.integer({ min: 1, max: 3 }),
   historyLimit: fc.constantFrom(0, 0, 1, 3),

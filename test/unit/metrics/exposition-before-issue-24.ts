@@ -1,6 +1,7 @@
 // The per-schedule exposition exactly as main rendered it before issue 24 (376fc8f): one string,
 // family by family, rows in Map insertion order. Frozen here as the reference the streamed and
-// gzipped answer must equal byte for byte (exposition.test.ts).
+// gzipped answer must equal byte for byte (exposition.test.ts). Families added since (the Enqueue
+// queued slot, issue 35) are added here in the same place, the rendering left as it was.
 import type { SecondCronJob } from '../../../src/api/resources.js';
 import { objectKey } from '../../../src/kube/types.js';
 import { type ScheduleRow, scheduleRow } from '../../../src/metrics/schedule-gauges.js';
@@ -35,6 +36,11 @@ const FAMILIES: readonly Family[] = [
     name: 'secondcron_schedule_next_schedule_timestamp_seconds',
     help: 'status.nextScheduleTime: the next slot (Unix seconds); absent while suspended or not Ready.',
     value: (r) => r.nextSchedule,
+  },
+  {
+    name: 'secondcron_schedule_queued_timestamp_seconds',
+    help: 'status.queuedScheduleTime: concurrencyPolicy Enqueue, the slot waiting for a running Job to finish (Unix seconds); absent when none waits.',
+    value: (r) => r.queued,
   },
   { name: 'secondcron_schedule_active_jobs', help: 'Jobs of the SecondCronJob still running (status.active).', value: (r) => r.activeJobs },
   { name: 'secondcron_schedule_ready', help: '1 if the Ready condition is True, else 0 (False, Unknown or not written yet).', value: (r) => r.ready },

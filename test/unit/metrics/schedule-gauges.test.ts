@@ -85,7 +85,7 @@ describe('ScheduleGauges', () => {
   test('renders every family once, one series per schedule, absent values left out', () => {
     const g = new ScheduleGauges();
     const a = scj({ intervalSeconds: 5 }, { name: 'a', uid: 'ua' });
-    a.status = { nextScheduleTime: '2026-12-02T10:00:05Z', conditions: [READY] };
+    a.status = { nextScheduleTime: '2026-12-02T10:00:05Z', queuedScheduleTime: '2026-12-02T10:00:03Z', conditions: [READY] };
     g.set(a);
     g.set(scj({ intervalSeconds: 7 }, { name: 'b', uid: 'ub' }));
     const text = render(g);
@@ -95,6 +95,8 @@ describe('ScheduleGauges', () => {
     const s = samples(text);
     assert.equal(s.get('secondcron_schedule_next_schedule_timestamp_seconds{namespace="ns",name="a"}'), Date.parse('2026-12-02T10:00:05Z') / 1000);
     assert.equal(s.has('secondcron_schedule_next_schedule_timestamp_seconds{namespace="ns",name="b"}'), false, 'b has no nextScheduleTime');
+    assert.equal(s.get('secondcron_schedule_queued_timestamp_seconds{namespace="ns",name="a"}'), Date.parse('2026-12-02T10:00:03Z') / 1000);
+    assert.equal(s.has('secondcron_schedule_queued_timestamp_seconds{namespace="ns",name="b"}'), false, 'nothing waits for b');
     assert.equal(s.has('secondcron_schedule_last_successful_timestamp_seconds{namespace="ns",name="a"}'), false);
     assert.equal(s.get('secondcron_schedule_ready{namespace="ns",name="a"}'), 1);
     assert.equal(s.get('secondcron_schedule_ready{namespace="ns",name="b"}'), 0);
@@ -102,8 +104,8 @@ describe('ScheduleGauges', () => {
       s.get('secondcron_schedule_info{namespace="ns",name="b",schedule="",interval_seconds="7",time_zone="",concurrency_policy="Allow"}'),
       1,
     );
-    // 8 families for both, minus next for b and last schedule/last success for both.
-    assert.equal(s.size, 2 * SCHEDULE_METRIC_NAMES.length - 5);
+    // Every family for both, minus next and queued for b and last schedule/last success for both.
+    assert.equal(s.size, 2 * SCHEDULE_METRIC_NAMES.length - 6);
   });
 
   test('an update replaces the series and a delete removes them all', () => {

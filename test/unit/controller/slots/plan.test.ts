@@ -23,6 +23,8 @@ interface Case {
   create?: { slot: number; sent: boolean; nothingStored: boolean };
   /** The schedule changed (or resumed) at this second. */
   changed?: number;
+  /** Enqueue: the slot (second) waiting for a free place. */
+  queued?: number;
   templateInvalid?: boolean;
   /** Seconds after 10:00:00. */
   now: number;
@@ -40,6 +42,7 @@ function run(c: Case): Plan {
     else if (!c.create.nothingStored) ledger.createRetrying(false);
   }
   if (c.changed !== undefined) ledger.scheduleChanged(T(c.changed));
+  if (c.queued !== undefined) ledger.queue(T(c.queued));
   return plan({ scj: resource, source: compiled.source, templateInvalid: c.templateInvalid ?? false, jobs: c.jobs ?? [], ledger, nowMs: T(c.now) });
 }
 
@@ -49,6 +52,7 @@ const summary = (p: Plan): Record<string, unknown> => ({
   missed: p.missed.map((m) => `${m.reason}:${m.count}`),
   decided: (p.decidedThroughMs - T(0)) / 1000,
   outstanding: p.outstanding,
+  ...(p.queued !== undefined ? { queued: (p.queued - T(0)) / 1000 } : {}),
 });
 
 const cases: [string, Case, Record<string, unknown>][] = [
@@ -85,6 +89,17 @@ const cases: [string, Case, Record<string, unknown>][] = [
   ['suspended with an unknown outcome retrying: settled by a lookup', { spec: { suspend: true }, create: { slot: 1, sent: false, nothingStored: false }, now: 1.5 }, { create: null, replace: [], missed: [], decided: 1.5, outstanding: 'settle' }],
   ['suspended with a create on the wire: its answer first', { spec: { suspend: true }, create: { slot: 1, sent: true, nothingStored: true }, now: 1.5 }, { create: null, replace: [], missed: [], decided: 1.5, outstanding: 'keep' }],
   ['a retrying create of the schedule before an edit: dropped (I7)', { create: { slot: 1, sent: false, nothingStored: true }, changed: 1.5, now: 1.6 }, { create: null, replace: [], missed: ['late:1'], decided: 1.5, outstanding: 'supersede' }],
+  ['Forbid, maxConcurrency 2, one running: a second Job', { spec: { concurrencyPolicy: 'Forbid', maxConcurrency: 2 }, jobs: [running(1)], decided: 1, now: 2.1 }, { create: 2, replace: [], missed: [], decided: 1.999, outstanding: 'keep' }],
+  ['Forbid, maxConcurrency 2, two running: skipped', { spec: { concurrencyPolicy: 'Forbid', maxConcurrency: 2 }, jobs: [running(1), running(2)], decided: 2, now: 3.1 }, { create: null, replace: [], missed: ['forbid:1'], decided: 3, outstanding: 'keep' }],
+  ['Enqueue with a running Job: the slot waits, nothing counted', { spec: { concurrencyPolicy: 'Enqueue' }, jobs: [running(1)], decided: 1, now: 2.1 }, { create: null, replace: [], missed: [], decided: 2, outstanding: 'keep', queued: 2 }],
+  ['Enqueue with a free place: created at once', { spec: { concurrencyPolicy: 'Enqueue' }, jobs: [done(1)], decided: 1, now: 2.1 }, { create: 2, replace: [], missed: [], decided: 1.999, outstanding: 'keep' }],
+  ['Enqueue: the waiting slot runs once the Job finished, late but with its own slot', { spec: { concurrencyPolicy: 'Enqueue' }, jobs: [done(1)], decided: 2, queued: 2, now: 2.8 }, { create: 2, replace: [], missed: [], decided: 2, outstanding: 'keep' }],
+  ['Enqueue: still full, the waiting slot keeps waiting', { spec: { concurrencyPolicy: 'Enqueue' }, jobs: [running(1)], decided: 2, queued: 2, now: 2.8 }, { create: null, replace: [], missed: [], decided: 2, outstanding: 'keep', queued: 2 }],
+  ['Enqueue: a newer due slot takes the waiting one\'s place, which is counted late', { spec: { concurrencyPolicy: 'Enqueue' }, jobs: [running(1)], decided: 2, queued: 2, now: 3.1 }, { create: null, replace: [], missed: ['late:1'], decided: 3, outstanding: 'keep', queued: 3 }],
+  ['Enqueue: the waiting slot past its starting deadline is missed', { spec: { concurrencyPolicy: 'Enqueue', intervalSeconds: 10, startingDeadlineSeconds: 2 }, jobs: [done(1)], decided: 10, queued: 10, now: 13 }, { create: null, replace: [], missed: ['deadline:1'], decided: 10, outstanding: 'keep' }],
+  ['Enqueue, maxConcurrency 2, one running: created', { spec: { concurrencyPolicy: 'Enqueue', maxConcurrency: 2 }, jobs: [running(1)], decided: 1, now: 2.1 }, { create: 2, replace: [], missed: [], decided: 1.999, outstanding: 'keep' }],
+  ['Enqueue, suspended with a waiting slot: dropped and counted', { spec: { concurrencyPolicy: 'Enqueue', suspend: true }, jobs: [running(1)], decided: 2, queued: 2, now: 2.5 }, { create: null, replace: [], missed: ['late:1'], decided: 2.5, outstanding: 'keep' }],
+  ['Enqueue: a slot a previous leader left waiting (status) is taken over', { spec: { concurrencyPolicy: 'Enqueue' }, status: { nextScheduleTime: '2026-12-02T10:00:03Z', queuedScheduleTime: '2026-12-02T10:00:02Z', scheduleHash: scheduleHash(scj({ concurrencyPolicy: 'Enqueue' })) }, jobs: [done(1)], now: 2.8 }, { create: 2, replace: [], missed: [], decided: -Infinity, outstanding: 'keep' }],
   ['clock stepped back behind decided slots', { decided: 10, now: 7.5 }, { create: null, replace: [], missed: [], decided: 10, outstanding: 'keep' }],
 ];
 

@@ -1,8 +1,8 @@
 // An API server for the property test of the real controller: it keeps its own Jobs and the one
 // SecondCronJob, answers each replica's requests (with faults the test chooses: late 429/503, 500s and
 // timeouts that did or did not store, quota refusals), sends watch events, and judges from its own
-// records what no operator counter can hide: a second stored create of one Job name (I11), two Jobs
-// running at once under Forbid (I2), a create under Replace beside a running Job (I3), a create for an
+// records what no operator counter can hide: a second stored create of one Job name (I11), more Jobs
+// running at once than maxConcurrency under Forbid or Enqueue (I2), a create under Replace beside a running Job (I3), a create for an
 // older slot after a newer one (I4).
 import { FINALIZER, type Job, type SecondCronJob } from '../../../../src/api/resources.js';
 import { ApiError } from '../../../../src/kube/api-error.js';
@@ -253,7 +253,8 @@ export class FakeApiServer {
     if (count > 1) this.violations.push(`I11: Job ${name} stored ${count} times`);
     const policy = this.scj.spec.concurrencyPolicy ?? 'Allow';
     const others = this.running().filter((j) => j.metadata.name !== name);
-    if (policy === 'Forbid' && others.length > 0) this.violations.push(`I2: Forbid: ${name} created while ${others.map((j) => j.metadata.name).join(', ')} run`);
+    const max = this.scj.spec.maxConcurrency ?? 1;
+    if ((policy === 'Forbid' || policy === 'Enqueue') && others.length >= max) this.violations.push(`I2: ${policy}, maxConcurrency ${max}: ${name} created while ${others.map((j) => j.metadata.name).join(', ')} run`);
     const undeleted = others.filter((j) => !j.metadata.deletionTimestamp);
     if (policy === 'Replace' && undeleted.length > 0) this.violations.push(`I3: Replace: ${name} created before ${undeleted.map((j) => j.metadata.name).join(', ')} was deleted`);
     this.jobs.set(name, job);

@@ -9,7 +9,7 @@ import { jobSlotMs } from '../../../../src/controller/job-state.js';
 import { type CreateFault, FakeApiServer } from './fake-api-server.js';
 import { LEASE_DURATION_MS, RETRY_PERIOD_MS, Replica } from './replica.js';
 
-export type Policy = 'Allow' | 'Forbid' | 'Replace';
+export type Policy = 'Allow' | 'Forbid' | 'Replace' | 'Enqueue';
 
 export type Step =
   | { kind: 'advance'; ms: number }
@@ -31,6 +31,8 @@ export type Step =
 
 export interface WorldOptions {
   policy: Policy;
+  /** Forbid and Enqueue only. */
+  maxConcurrency: number | undefined;
   /** startingDeadlineSeconds, or none. */
   deadline: number | undefined;
   intervalSeconds: number;
@@ -67,6 +69,7 @@ export class World {
       spec: {
         intervalSeconds: opts.intervalSeconds,
         concurrencyPolicy: opts.policy,
+        ...(opts.maxConcurrency !== undefined && (opts.policy === 'Forbid' || opts.policy === 'Enqueue') ? { maxConcurrency: opts.maxConcurrency } : {}),
         ...(opts.deadline !== undefined ? { startingDeadlineSeconds: opts.deadline } : {}),
         successfulJobsHistoryLimit: opts.historyLimit,
         failedJobsHistoryLimit: opts.historyLimit,
@@ -202,6 +205,7 @@ export class World {
       unknownThenLeadershipLost: this.seen.unknownThenLeadershipLost > 0,
       replace: this.opts.policy === 'Replace' && this.server.hard.runningJobsDeleted > 0,
       forbidSkip: (missed.forbid ?? 0) > 0,
+      enqueued: this.opts.policy === 'Enqueue' && this.everyReplica.some((r) => r.events.some((e) => e.includes(' Queued: '))),
       handover: this.seen.handover > 0,
       deadlineMiss: (missed.deadline ?? 0) > 0,
       errorMiss: (missed.error ?? 0) > 0,
