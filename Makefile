@@ -3,7 +3,13 @@ SHELL := /usr/bin/env bash
 .SHELLFLAGS := -euo pipefail -c
 .DEFAULT_GOAL := help
 
-NODE        ?= node
+# Node.js 24 LTS for every target: the official build, installed once from the npm registry into
+# ~/.cache/secondcron/node (test/cluster/install-node.sh); its npm and npx come first on PATH, so
+# npm ci, npx tsc and every script or test that runs `node` use it too, whatever node the machine has.
+NODE_DIR    := $(shell test/cluster/install-node.sh | tail -n 1)
+$(if $(wildcard $(NODE_DIR)/bin/node),,$(error test/cluster/install-node.sh did not install Node.js 24 (see above)))
+export PATH := $(NODE_DIR)/bin:$(PATH)
+NODE        ?= $(NODE_DIR)/bin/node
 KUBECONFIG  ?= $(HOME)/.kube/config
 CLUSTER_DIR := .cluster
 # Built once per pinned version set into ~/.cache/secondcron (outside the clone, shared by reruns).
@@ -42,7 +48,7 @@ build-test: deps
 
 .PHONY: test-unit
 test-unit: build-test ## unit tests (pure core, fake clock)
-	$(NODE) --test --test-reporter=spec build/test/unit/
+	$(NODE) --test --test-reporter=spec 'build/test/unit/**/*.test.js'
 
 .PHONY: node-binaries
 node-binaries: ## build the real test node (kubelet, kube-proxy, containerd, runc, CNI; cached in ~/.cache/secondcron)
