@@ -4,7 +4,7 @@ SHELL := /usr/bin/env bash
 .DEFAULT_GOAL := help
 
 # Node.js 24 LTS for every target: the official build, installed once from the npm registry into
-# ~/.cache/secondcron/node (test/cluster/install-node.sh); its npm and npx come first on PATH, so
+# ~/.cache/secondcron/nodejs (test/cluster/install-node.sh); its npm and npx come first on PATH, so
 # npm ci, npx tsc and every script or test that runs `node` use it too, whatever node the machine has.
 NODE_DIR    := $(shell test/cluster/install-node.sh | tail -n 1)
 $(if $(wildcard $(NODE_DIR)/bin/node),,$(error test/cluster/install-node.sh did not install Node.js 24 (see above)))

@@ -2,7 +2,7 @@
 # The project's Node.js: 24 LTS ("Krypton"), the official nodejs.org build for linux, as the npm
 # registry's node-linux-<arch> package ships it (the `node` package's own installer resolves to the
 # same package), plus npm from the npm registry. Both tarballs are checked against the sha512 pinned
-# here before they are unpacked. Installed once per version into ~/.cache/secondcron/node/ (outside
+# here before they are unpacked. Installed once per version into ~/.cache/secondcron/nodejs/ (outside
 # the clone, shared by reruns); prints the install directory (with bin/node, bin/npm, bin/npx) on
 # its last line. The Makefile runs every target with it, the image base (test/image/node-base.sh)
 # copies the same build, and the plugin's single executable is built from it.
@@ -24,15 +24,15 @@ case "$arch" in
 esac
 
 cache_root=${SECONDCRON_CACHE:-$HOME/.cache/secondcron}
-out=$cache_root/node/node-v$NODE_VERSION-npm-$NPM_VERSION-linux-$arch
+out=$cache_root/nodejs/node-v$NODE_VERSION-npm-$NPM_VERSION-linux-$arch
 if [ -x "$out/bin/node" ] && [ -e "$out/bin/npm" ]; then
   echo "$out"
   exit 0
 fi
 
 command -v npm >/dev/null || { echo "install-node: an npm on PATH is needed once to download node $NODE_VERSION (apt-get install npm)" >&2; exit 1; }
-mkdir -p "$cache_root/node"
-work=$(mktemp -d "$cache_root/node/.partial.XXXXXX")
+mkdir -p "$cache_root/nodejs"
+work=$(mktemp -d "$cache_root/nodejs/.partial.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 sri() { printf 'sha512-%s' "$(openssl dgst -sha512 -binary "$1" | base64 -w0)"; }
 fetch() { # name version integrity → path of the checked tarball
