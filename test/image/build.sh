@@ -30,8 +30,19 @@ trap 'rm -f "$iidfile"' EXIT
 trust=()
 host_ca=/etc/ssl/certs/ca-certificates.crt
 [ ! -f "$host_ca" ] || trust=(--volume "$host_ca:$host_ca:ro")
-bah build --isolation chroot --network host --layers --force-rm --pull=never "${trust[@]}" \
-  --build-arg "NODE_IMAGE=$base" --build-arg "COMMIT=$(git -C "$root" rev-parse --short=12 HEAD 2>/dev/null || echo unknown)" --iidfile "$iidfile" -f "$root/Dockerfile" "$root" >&2
+# OCI labels: where the image comes from and which version and commit it is (IMAGE_VERSION: the
+# version release.sh pushes, default package.json's).
+revision=$(git -C "$root" rev-parse HEAD 2>/dev/null || echo unknown)
+source_url=$(node -p 'JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")).homepage' "$root/package.json")
+labels=(
+  --label "org.opencontainers.image.source=$source_url"
+  --label "org.opencontainers.image.version=${IMAGE_VERSION:-$version}"
+  --label "org.opencontainers.image.revision=$revision"
+  --label "org.opencontainers.image.licenses=Apache-2.0"
+  --label "org.opencontainers.image.title=secondcron"
+)
+bah build --isolation chroot --network host --layers --force-rm --pull=never "${trust[@]}" "${labels[@]}" \
+  --build-arg "NODE_IMAGE=$base" --build-arg "COMMIT=${revision:0:12}" --iidfile "$iidfile" -f "$root/Dockerfile" "$root" >&2
 id=$(sed 's/^sha256://' "$iidfile")
 tag=$version-${id:0:12}
 ref=$REPOSITORY:$tag

@@ -47,12 +47,16 @@ node_dir=$("$install_node" "$node_arch" | tail -n 1)
 step "Debian $SUITE/$ARCH: $PACKAGES (mmdebstrap, variant apt) + $(basename "$node_dir")"
 # No docs, man pages, locales (also for packages users add later: dpkg keeps these excludes).
 # No /dev nodes in the tarball: the container runtime provides /dev.
+# npm trusts the system's CA bundle (/usr/local/etc/npmrc, npm's global config): the official node
+# build carries its own CA list and ignores /etc/ssl, unlike Debian's nodejs. So `npm ci` in the
+# Dockerfile trusts what test/image/build.sh mounts there from the host (an egress proxy's CA).
 mmdebstrap --variant=apt --architectures="$ARCH" --include="$PACKAGES" --skip=output/dev \
   --dpkgopt='path-exclude=/usr/share/doc/*' --dpkgopt='path-include=/usr/share/doc/*/copyright' \
   --dpkgopt='path-exclude=/usr/share/man/*' --dpkgopt='path-exclude=/usr/share/info/*' \
   --dpkgopt='path-exclude=/usr/share/locale/*' \
   --customize-hook="cp -a --no-preserve=ownership '$node_dir/bin' '$node_dir/lib' \"\$1/usr/local/\"" \
   --customize-hook="mkdir -p \"\$1/usr/local/share/doc/node\" && cp '$node_dir/LICENSE' \"\$1/usr/local/share/doc/node/\"" \
+  --customize-hook='mkdir -p "$1/usr/local/etc" && echo cafile=/etc/ssl/certs/ca-certificates.crt > "$1/usr/local/etc/npmrc"' \
   --customize-hook='chroot "$1" node --version && chroot "$1" npm --version' \
   "$SUITE" "$work/rootfs.tar" \
   "deb $MIRROR $SUITE main" "deb $MIRROR $SUITE-updates main" "deb $SECURITY $SUITE-security main" >&2

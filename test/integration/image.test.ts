@@ -5,6 +5,7 @@
 // test cluster: ready, a Job created, SIGTERM to PID 1 ends it cleanly. (The e2e tests run the same
 // image as pods on the real node.)
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { chmodSync, chownSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -91,10 +92,20 @@ describe('the image built by make image', () => {
     assert.equal(c.WorkingDir, '/app');
     assert.ok(c.Env?.includes('NODE_ENV=production'), `Env: ${JSON.stringify(c.Env)}`);
     assert.deepEqual(Object.keys(c.ExposedPorts ?? {}).sort(), ['8080/tcp', '8081/tcp']);
+    // OCI labels: where it comes from, which version and which commit (test/image/build.sh).
+    const revision = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: REPO_ROOT, encoding: 'utf8' }).trim();
+    assert.equal(c.Labels?.['org.opencontainers.image.source'], 'https://github.com/secondcron/secondcron');
+    assert.equal(c.Labels?.['org.opencontainers.image.version'], pkg.version);
+    assert.equal(c.Labels?.['org.opencontainers.image.revision'], revision);
     // The history ends with exactly the runtime stage's instructions: built by a builder from the
     // Dockerfile as written, not assembled some other way.
     const expected = runtimeStageInstructions(readFileSync(join(REPO_ROOT, 'Dockerfile'), 'utf8')).map(dockerfileInstruction);
-    const history = (image.config.history ?? []).map((h) => historyInstruction(h.created_by ?? ''));
+    const all = (image.config.history ?? []).map((h) => historyInstruction(h.created_by ?? ''));
+    // build.sh's --label flags come last, one LABEL entry each: the OCI labels and nothing else.
+    const labels = all.filter((h) => h.startsWith('LABEL '));
+    assert.deepEqual(all.slice(-labels.length), labels, 'the labels are the last entries');
+    assert.deepEqual(labels.map((l) => /^LABEL "([^"]+)"=/.exec(l)?.[1]).sort(), Object.keys(c.Labels ?? {}).filter((k) => k.startsWith('org.opencontainers.image.')).sort());
+    const history = all.slice(0, all.length - labels.length);
     assert.deepEqual(history.slice(-expected.length), expected);
   });
 
