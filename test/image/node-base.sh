@@ -35,11 +35,18 @@ start=$(date +%s)
 step() { echo "[node-base $(( $(date +%s) - start ))s] $*" >&2; }
 work=$(mktemp -d "${TMPDIR:-/tmp}/secondcron-node-base.XXXXXX")
 container=
+binfmt=
 cleanup() {
   [ -z "$container" ] || bah rm "$container" >/dev/null 2>&1 || true
+  [ -z "$binfmt" ] || "$here/binfmt.sh" unregister
   rm -rf "$work"
 }
 trap cleanup EXIT
+if [ "$ARCH" != "$(dpkg --print-architecture)" ]; then
+  # The target's dpkg and maintainer scripts run in the chroot: under qemu-user-static.
+  step "binfmt: $ARCH executables under qemu-user-static"
+  [ "$("$here/binfmt.sh" register)" != registered ] || binfmt=1
+fi
 
 step "node (linux-$node_arch) from test/cluster/install-node.sh"
 node_dir=$("$install_node" "$node_arch" | tail -n 1)
