@@ -4,8 +4,10 @@
 // the Debian packages (the image's /var/lib/dpkg/status), and Node.js, which is no Debian package
 // here (the official build in /usr/local).
 //
-//   node build/release/sbom.js --npm npm-sbom.json --dpkg status --node v24.22.3 \
-//     --name secondcron --version 0.1.0 --arch amd64 > sbom.cdx.json
+// One SBOM for the multi-platform image: the Debian packages of each platform (their purls name the
+// architecture); the npm packages and Node.js's version are the same on every platform.
+//   node build/release/sbom.js --npm npm-sbom.json --node v24.22.3 --name secondcron --version 0.1.0 \
+//     --dpkg amd64=status-amd64 --dpkg arm64=status-arm64 > sbom.cdx.json
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -41,13 +43,20 @@ export function dpkgPackages(status: string): { name: string; version: string; a
   return out.sort((a, b) => a.name.localeCompare(b.name));
 }
 
-export function imageSbom(input: { npm: NpmSbom; dpkgStatus: string; nodeVersion: string; name: string; version: string; arch: string; suite: string; timestamp: string }): Record<string, unknown> {
+export function imageSbom(input: { npm: NpmSbom; dpkgStatus: Record<string, string>; nodeVersion: string; name: string; version: string; suite: string; timestamp: string }): Record<string, unknown> {
   if (input.npm.bomFormat !== 'CycloneDX') throw new Error(`npm sbom: not CycloneDX (${input.npm.bomFormat})`);
-  const debs: Component[] = dpkgPackages(input.dpkgStatus).map((p) => {
-    const purl = `pkg:deb/debian/${p.name}@${encodeURIComponent(p.version)}?arch=${p.arch}&distro=debian-${input.suite}`;
-    return { 'bom-ref': purl, type: 'library', name: p.name, version: p.version, purl, ...(p.source ? { properties: [{ name: 'debian:source', value: p.source }] } : {}) };
-  });
-  if (debs.length === 0) throw new Error('the dpkg status lists no installed package');
+  const platforms = Object.keys(input.dpkgStatus).sort();
+  if (platforms.length === 0) throw new Error('no platform: pass a dpkg status per architecture');
+  const debs = new Map<string, Component>();
+  for (const arch of platforms) {
+    const installed = dpkgPackages(input.dpkgStatus[arch] ?? '');
+    if (installed.length === 0) throw new Error(`the dpkg status of ${arch} lists no installed package`);
+    for (const p of installed) {
+      // Architecture "all" packages are the same file on every platform: one component.
+      const purl = `pkg:deb/debian/${p.name}@${encodeURIComponent(p.version)}?arch=${p.arch}&distro=debian-${input.suite}`;
+      debs.set(purl, { 'bom-ref': purl, type: 'library', name: p.name, version: p.version, purl, ...(p.source ? { properties: [{ name: 'debian:source', value: p.source }] } : {}) });
+    }
+  }
   const nodeVersion = input.nodeVersion.replace(/^v/, '');
   const node: Component = {
     'bom-ref': `pkg:generic/node@${nodeVersion}`,
@@ -67,9 +76,9 @@ export function imageSbom(input: { npm: NpmSbom; dpkgStatus: string; nodeVersion
     metadata: {
       timestamp: input.timestamp,
       tools: [{ vendor: 'secondcron', name: 'release/sbom.ts' }],
-      component: { 'bom-ref': `pkg:oci/${input.name}@${input.version}`, type: 'container', name: input.name, version: input.version, properties: [{ name: 'oci:arch', value: input.arch }] },
+      component: { 'bom-ref': `pkg:oci/${input.name}@${input.version}`, type: 'container', name: input.name, version: input.version, properties: platforms.map((a) => ({ name: 'oci:platform', value: `linux/${a}` })) },
     },
-    components: [node, ...npm, ...debs],
+    components: [node, ...npm, ...[...debs.values()].sort((a, b) => (a.purl ?? '').localeCompare(b.purl ?? ''))],
     ...(input.npm.dependencies ? { dependencies: input.npm.dependencies } : {}),
   };
 }
@@ -78,11 +87,10 @@ function main(): void {
   const { values } = parseArgs({
     options: {
       npm: { type: 'string' },
-      dpkg: { type: 'string' },
+      dpkg: { type: 'string', multiple: true },
       node: { type: 'string' },
       name: { type: 'string' },
       version: { type: 'string' },
-      arch: { type: 'string' },
       suite: { type: 'string', default: 'trixie' },
     },
   });
@@ -90,13 +98,18 @@ function main(): void {
     if (!v) throw new Error(`--${flag} is required`);
     return v;
   };
+  const dpkgStatus: Record<string, string> = {};
+  for (const spec of values.dpkg ?? []) {
+    const [arch, file] = spec.split(/=(.*)/s);
+    if (!arch || !file) throw new Error(`--dpkg ${spec}: expected ARCH=FILE`);
+    dpkgStatus[arch] = readFileSync(file, 'utf8');
+  }
   const sbom = imageSbom({
     npm: JSON.parse(readFileSync(need(values.npm, 'npm'), 'utf8')) as NpmSbom,
-    dpkgStatus: readFileSync(need(values.dpkg, 'dpkg'), 'utf8'),
+    dpkgStatus,
     nodeVersion: need(values.node, 'node'),
     name: need(values.name, 'name'),
     version: need(values.version, 'version'),
-    arch: need(values.arch, 'arch'),
     suite: values.suite ?? 'trixie',
     timestamp: new Date().toISOString(),
   });

@@ -34,10 +34,11 @@ test('dpkg status: installed packages only, with their source package', () => {
   ]);
 });
 
-test('the image SBOM: CycloneDX 1.5 with node, the npm packages and the Debian packages as purls', () => {
-  const sbom = imageSbom({ npm: NPM, dpkgStatus: STATUS, nodeVersion: 'v24.22.3', name: 'secondcron', version: '0.1.0', arch: 'amd64', suite: 'trixie', timestamp: '2026-12-04T00:00:00Z' }) as {
-    bomFormat: string; specVersion: string; metadata: { component: { type: string; name: string; version: string } }; components: { name: string; purl: string }[];
+test('the image SBOM: CycloneDX 1.5 with node, the npm packages and the Debian packages of each platform as purls', () => {
+  const sbom = imageSbom({ npm: NPM, dpkgStatus: { amd64: STATUS, arm64: STATUS.replace('Architecture: amd64', 'Architecture: arm64') }, nodeVersion: 'v24.22.3', name: 'secondcron', version: '0.1.0', suite: 'trixie', timestamp: '2026-12-04T00:00:00Z' }) as {
+    bomFormat: string; specVersion: string; metadata: { component: { type: string; name: string; version: string; properties: { value: string }[] } }; components: { name: string; purl: string }[];
   };
+  assert.deepEqual(sbom.metadata.component.properties.map((p) => p.value), ['linux/amd64', 'linux/arm64']);
   assert.equal(sbom.bomFormat, 'CycloneDX');
   assert.equal(sbom.specVersion, '1.5');
   assert.deepEqual(sbom.metadata.component.type, 'container');
@@ -46,10 +47,12 @@ test('the image SBOM: CycloneDX 1.5 with node, the npm packages and the Debian p
     'pkg:npm/undici@8.14.0',
     'pkg:deb/debian/ca-certificates@20250419?arch=all&distro=debian-trixie',
     'pkg:deb/debian/libc6@2.41-12?arch=amd64&distro=debian-trixie',
+    'pkg:deb/debian/libc6@2.41-12?arch=arm64&distro=debian-trixie',
   ]);
 });
 
 test('refuses an empty side: no Debian package, no npm package', () => {
-  assert.throws(() => imageSbom({ npm: NPM, dpkgStatus: '', nodeVersion: 'v24.22.3', name: 's', version: '1.0.0', arch: 'amd64', suite: 'trixie', timestamp: 't' }), /no installed package/);
-  assert.throws(() => imageSbom({ npm: { ...NPM, components: [] }, dpkgStatus: STATUS, nodeVersion: 'v24.22.3', name: 's', version: '1.0.0', arch: 'amd64', suite: 'trixie', timestamp: 't' }), /no npm package/);
+  assert.throws(() => imageSbom({ npm: NPM, dpkgStatus: { amd64: '' }, nodeVersion: 'v24.22.3', name: 's', version: '1.0.0', suite: 'trixie', timestamp: 't' }), /amd64 lists no installed package/);
+  assert.throws(() => imageSbom({ npm: NPM, dpkgStatus: {}, nodeVersion: 'v24.22.3', name: 's', version: '1.0.0', suite: 'trixie', timestamp: 't' }), /no platform/);
+  assert.throws(() => imageSbom({ npm: { ...NPM, components: [] }, dpkgStatus: { amd64: STATUS }, nodeVersion: 'v24.22.3', name: 's', version: '1.0.0', suite: 'trixie', timestamp: 't' }), /no npm package/);
 });
