@@ -68,7 +68,7 @@ cosign: ## build cosign from its Go module (signs and verifies releases; cached 
 	@test/cluster/build-cosign.sh
 
 .PHONY: plugin-executable
-plugin-executable: build-test ## the kubectl plugin as one executable without Node.js (linux/amd64) + its krew manifest → dist/release/
+plugin-executable: build-test ## the kubectl plugin as one executable without Node.js (linux/amd64, linux/arm64) + its krew manifest → dist/release/
 	$(NODE) build/release/plugin-executable.js
 
 REGISTRY ?=
