@@ -1,9 +1,11 @@
 # syntax=docker/dockerfile:1
 # secondcron operator image: compiled in a build stage with dev dependencies, shipped with production
-# dependencies only. `make image` builds this file as written with buildah (no Docker daemon), on a
-# Debian-built node 20 base passed as NODE_IMAGE (test/image/node-base.sh); test/integration/image.test.ts
-# checks the result against the runtime stage below, instruction by instruction, and runs it.
-ARG NODE_IMAGE=node:20-bookworm-slim
+# dependencies only, both stages on Node.js 24 LTS. `make image` builds this file as written with
+# buildah (no Docker daemon), on a base passed as NODE_IMAGE that test/image/node-base.sh builds from
+# Debian trixie and the official Node.js 24 build (the same node the Makefile and tests use);
+# test/integration/image.test.ts checks the result against the runtime stage below, instruction by
+# instruction, and runs it. With Docker and the official images: the default below.
+ARG NODE_IMAGE=node:24-trixie-slim
 
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
@@ -25,7 +27,8 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund --ignore-scripts && npm cache clean --force
 COPY --from=build /app/dist ./dist
-# The distroless "nonroot" uid; the Helm chart runs the pod with the same runAsUser.
+# The distroless "nonroot" uid, numeric so that the kubelet can check the chart's runAsNonRoot; the
+# chart sets no runAsUser (platforms that assign their own uid, OpenShift's restricted SCC, may).
 USER 65532:65532
 EXPOSE 8080 8081
 # node itself is PID 1 (not npm, not a shell): SIGTERM reaches the operator, which releases its

@@ -3,13 +3,20 @@ SHELL := /usr/bin/env bash
 .SHELLFLAGS := -euo pipefail -c
 .DEFAULT_GOAL := help
 
-NODE        ?= node
+# Node.js 24 LTS for every target: the official build, installed once from the npm registry into
+# ~/.cache/secondcron/nodejs (test/cluster/install-node.sh); its npm and npx come first on PATH, so
+# npm ci, npx tsc and every script or test that runs `node` use it too, whatever node the machine has.
+NODE_DIR    := $(shell test/cluster/install-node.sh | tail -n 1)
+$(if $(wildcard $(NODE_DIR)/bin/node),,$(error test/cluster/install-node.sh did not install Node.js 24 (see above)))
+export PATH := $(NODE_DIR)/bin:$(PATH)
+NODE        ?= $(NODE_DIR)/bin/node
 KUBECONFIG  ?= $(HOME)/.kube/config
 CLUSTER_DIR := .cluster
 # Built once per pinned version set into ~/.cache/secondcron (outside the clone, shared by reruns).
 BIN_DIR      = $(shell test/cluster/build-binaries.sh | tail -n 1)
 NODE_BIN_DIR = $(shell test/cluster/build-node-binaries.sh | tail -n 1)
 RELEASE_TOOLS_DIR = $(shell test/cluster/build-release-tools.sh | tail -n 1)
+COSIGN_DIR   = $(shell test/cluster/build-cosign.sh | tail -n 1)
 # REAL_NODE=1 make cluster-up: a real kubelet node (containerd, runc, CNI, kube-proxy) besides the fake ones.
 REAL_NODE   ?=
 
@@ -42,7 +49,7 @@ build-test: deps
 
 .PHONY: test-unit
 test-unit: build-test ## unit tests (pure core, fake clock)
-	$(NODE) --test --test-reporter=spec build/test/unit/
+	$(NODE) --test --test-reporter=spec 'build/test/unit/**/*.test.js'
 
 .PHONY: node-binaries
 node-binaries: ## build the real test node (kubelet, kube-proxy, containerd, runc, CNI; cached in ~/.cache/secondcron)
@@ -56,15 +63,19 @@ prometheus: ## install prometheus + promtool from Debian if missing (integration
 release-tools: ## build krew and the test OCI registry (cached in ~/.cache/secondcron)
 	@test/cluster/build-release-tools.sh
 
+.PHONY: cosign
+cosign: ## build cosign from its Go module (signs and verifies releases; cached in ~/.cache/secondcron)
+	@test/cluster/build-cosign.sh
+
 .PHONY: plugin-executable
-plugin-executable: build-test ## the kubectl plugin as one executable without Node.js (linux/amd64) + its krew manifest → dist/release/
+plugin-executable: build-test ## the kubectl plugin as one executable without Node.js (linux/amd64, linux/arm64) + its krew manifest → dist/release/
 	$(NODE) build/release/plugin-executable.js
 
 REGISTRY ?=
 .PHONY: release
-release: build-test binaries ## push image + chart to REGISTRY=host[/path] (OCI); plugin executable, krew manifest, npm package → dist/release/ (docs/releasing.md)
+release: build-test binaries cosign ## push image + chart to REGISTRY=host[/path] (OCI), signed, with the SBOM attested; plugin executables, krew manifest, npm package → dist/release/ (docs/releasing.md)
 	rm -rf dist && $(MAKE) build
-	REGISTRY=$(REGISTRY) HELM=$(BIN_DIR)/helm release/release.sh
+	REGISTRY=$(REGISTRY) HELM=$(BIN_DIR)/helm COSIGN=$(COSIGN_DIR)/cosign release/release.sh
 
 .PHONY: image
 image: ## build the Dockerfile with buildah (no Docker) into an OCI archive in ~/.cache/secondcron, import it into the real node if one is up; last line: the image reference
@@ -75,8 +86,8 @@ test-integration: build build-test binaries release-tools prometheus ## integrat
 	SECONDCRON_BIN_DIR=$(BIN_DIR) SECONDCRON_RELEASE_TOOLS_DIR=$(RELEASE_TOOLS_DIR) $(NODE) build/test/cluster/run-integration.js $(TESTS)
 
 .PHONY: e2e
-e2e: build build-test binaries node-binaries release-tools prometheus ## end-to-end: `make release` to a local registry, `helm install oci://…` as pods on a real kubelet node that pulls the image (root; one file: TESTS=test/e2e/<f>.test.ts)
-	SECONDCRON_BIN_DIR=$(BIN_DIR) SECONDCRON_NODE_BIN_DIR=$(NODE_BIN_DIR) SECONDCRON_RELEASE_TOOLS_DIR=$(RELEASE_TOOLS_DIR) \
+e2e: build build-test binaries node-binaries release-tools cosign prometheus ## end-to-end: `make release` to a local registry (signed, verified), `helm install oci://…` as pods on a real kubelet node that pulls the image (root; one file: TESTS=test/e2e/<f>.test.ts)
+	SECONDCRON_BIN_DIR=$(BIN_DIR) SECONDCRON_NODE_BIN_DIR=$(NODE_BIN_DIR) SECONDCRON_RELEASE_TOOLS_DIR=$(RELEASE_TOOLS_DIR) SECONDCRON_COSIGN=$(COSIGN_DIR)/cosign \
 	  $(NODE) build/test/cluster/run-integration.js --real-node $(or $(TESTS),test/e2e)
 
 .PHONY: test

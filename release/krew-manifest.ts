@@ -35,7 +35,7 @@ export function krewManifest(input: KrewManifestInput): string {
     spec: {
       version,
       homepage: input.homepage,
-      shortDescription: 'Inspect and drive SecondCronJobs (cron with seconds)',
+      shortDescription: 'Inspect and drive SecondCronJobs (cron, seconds)',
       description: [
         'Works with the secondcron operator\'s SecondCronJobs: the next fire times of a schedule',
         '(also from a file, without a cluster), validation with the operator\'s own verdict, a manual',

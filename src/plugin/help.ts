@@ -68,8 +68,8 @@ kubectl secondcron next scj/heartbeat -o jsonpath='{range [*].next[*]}{.utc}{"\\
 checks, and a server-side dry run of the Job its template makes) plus a server-side dry run of
 the resource itself (the CRD schema and CEL rules, strict field validation). Exit 1 if any is
 invalid. --local: only the operator's own checks, no cluster needed.`,
-    `# Before a merge, in CI
-kubectl secondcron validate -f examples/*.yaml
+    `# Before a merge, in CI (one -f per file)
+kubectl secondcron validate -f examples/cron-berlin.yaml -f examples/interval-heartbeat.yaml
 
 # Without a cluster (schedule, time zone and the checks the operator makes itself)
 kubectl secondcron validate --local -f heartbeat.yaml`,

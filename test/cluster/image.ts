@@ -15,12 +15,12 @@ export interface BuiltImage {
 /**
  * Runs test/image/build.sh (cold: a Debian base and two `npm ci`, minutes; warm: the layer cache,
  * seconds). `clusterDir` is where it looks for real-node.json to import into; a directory without
- * one builds the archive only.
+ * one builds the archive only. `arch: 'arm64'` builds the linux/arm64 image under emulation.
  */
-export async function buildImage(opts: { clusterDir: string; timeoutMs?: number }): Promise<BuiltImage> {
+export async function buildImage(opts: { clusterDir: string; timeoutMs?: number; arch?: 'amd64' | 'arm64' }): Promise<BuiltImage> {
   const script = join(repoRoot(), 'test', 'image', 'build.sh');
   const res = await runCommand(script, [], {
-    env: { ...process.env, CLUSTER_DIR: opts.clusterDir },
+    env: { ...process.env, CLUSTER_DIR: opts.clusterDir, ...(opts.arch ? { IMAGE_ARCH: opts.arch } : {}) },
     timeoutMs: opts.timeoutMs ?? 1_800_000,
   });
   if (res.code !== 0) throw new Error(`test/image/build.sh exited ${res.code}:\n${res.stderr.split('\n').slice(-40).join('\n')}`);

@@ -6,6 +6,11 @@
 // (containerd's registry host configuration, no import); three pods reach the apiserver through the
 // `kubernetes` Service with their projected service-account token. Jobs' pods run on the fake (kwok)
 // nodes. Run by `make e2e`; the tests share one installation and run in order.
+// Before anything is installed, the release is checked as a platform team would: the image and the
+// chart verify with `cosign verify` against the release key, the image's CycloneDX SBOM with
+// `cosign verify-attestation`, the chart names the image by its digest, and the same version
+// cannot be pushed again; the tag is an index of linux/amd64 and linux/arm64 (the node pulls amd64);
+// at the end, a tag moved to another image fails verification.
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,7 +21,7 @@ import { Agent, request } from 'undici';
 
 import { LocalRegistry } from '../cluster/registry.js';
 import { repoRoot } from '../cluster/repo-root.js';
-import { runCommand } from '../cluster/run-command.js';
+import { type CommandResult, runCommand } from '../cluster/run-command.js';
 import { JobWatcher, type SeenJob } from '../cluster/job-watcher.js';
 import { NODE_NAME, POD_SUBNET, REAL_NODE_LABEL, REAL_NODE_TAINT } from '../cluster/real-node/addresses.js';
 import type { RealNodeInfo } from '../cluster/real-node/real-node.js';
@@ -75,6 +80,11 @@ let watcher: JobWatcher;
 let prometheus: PrometheusServer | undefined;
 let targets: ServiceTargets | undefined;
 let scratch: string;
+/** The released image's blobs (imageBlobDownloads counts these). */
+let imageBlobs = new Set<string>();
+/** The release key pair (cosign generate-key-pair), in scratch. */
+const COSIGN_PASSWORD = 'e2e-release-key';
+let cosignKey: { key: string; pub: string };
 
 async function operatorPods(): Promise<Pod[]> {
   const out = await kubectlOk(['get', 'pods', '-n', ns.name, '-l', SELECTOR, '-o', 'json']);
@@ -149,22 +159,72 @@ function auditTick(start: { ms: number; counts: Counts }, end: { ms: number; cou
 /** A candidate retries every retryPeriod × (1 + rand·JITTER_FACTOR) (client-go's jitter), then the next slot comes within 1 s; 1 s more for the release and a loaded machine. */
 const HANDOVER_GAP_MS = RETRY_MS * (1 + JITTER_FACTOR) + 1_000 + 1_000;
 
-/** `make release` of the image and the chart as `version` into the test registry; what it printed. */
-async function release(version: string): Promise<string> {
-  const res = await runCommand(join(repoRoot(), 'release', 'release.sh'), [], {
-    env: { ...process.env, REGISTRY: registry.host, VERSION: version, PLAIN_HTTP: '1', RELEASE_PARTS: 'image chart', RELEASE_DIR: join(scratch, 'release'), HELM: join(testBinDir(), 'helm') },
+/** cosign as `make e2e` built it (test/cluster/build-cosign.sh). */
+function cosignBin(): string {
+  const bin = process.env.SECONDCRON_COSIGN;
+  if (!bin) throw new Error('SECONDCRON_COSIGN is not set: run with `make e2e`');
+  return bin;
+}
+
+/** release/release.sh of the image and the chart as `version` into the test registry, signed with the test key. */
+function releaseRun(version: string): Promise<CommandResult> {
+  return runCommand(join(repoRoot(), 'release', 'release.sh'), [], {
+    env: {
+      ...process.env, REGISTRY: registry.host, VERSION: version, PLAIN_HTTP: '1', RELEASE_PARTS: 'image chart', RELEASE_DIR: join(scratch, 'release'), HELM: join(testBinDir(), 'helm'),
+      // No transparency log here (no Rekor): a key, and `--insecure-ignore-tlog` when verifying.
+      COSIGN: cosignBin(), COSIGN_KEY: cosignKey.key, COSIGN_PASSWORD, COSIGN_TLOG: '0',
+    },
     timeoutMs: 1_800_000,
   });
+}
+
+/** `make release` of `version`; what it printed, and the pushed image's digest. */
+async function release(version: string): Promise<{ out: string; digest: string }> {
+  const res = await releaseRun(version);
   assert.equal(res.code, 0, `release/release.sh: ${res.stderr.split('\n').slice(-40).join('\n')}`);
-  return res.stdout;
+  const digest = new RegExp(`^image: ${registry.host}/secondcron:${version.replace(/\./g, '\\.')}@(sha256:[0-9a-f]{64})$`, 'm').exec(res.stdout)?.[1];
+  assert.ok(digest, `release printed the image digest: ${res.stdout}`);
+  return { out: res.stdout, digest };
+}
+
+/** `cosign verify[-attestation]` against the release's public key and the plain-HTTP test registry. */
+function cosignVerify(args: string[]): Promise<CommandResult> {
+  return runCommand(cosignBin(), [...args, '--key', cosignKey.pub, '--insecure-ignore-tlog=true', '--allow-http-registry', '--allow-insecure-registry'], { timeoutMs: 120_000 });
+}
+
+/** Tags other than cosign's own (sha256-<digest>.sig/.att, when it stores them as tags). */
+async function versionTags(repository: string): Promise<string[]> {
+  return (await registry.tags(repository)).filter((t) => !t.startsWith('sha256-')).sort();
 }
 
 /** The chart as the README installs it: from the registry, by version. */
 const CHART = (): string => `oci://${registry.host}/charts/secondcron`;
 
-/** Image blobs (config, layers) the test registry has served: GETs, which pushes do not make. */
+/**
+ * Blobs of the released linux/amd64 image (its config and layers) the test registry has served:
+ * GETs, which pushes do not make. Only the image's own: cosign's signature and attestation blobs
+ * live in the same repository, and verifying them downloads them.
+ */
 function imageBlobDownloads(): number {
-  return registry.log().split('\n').filter((l) => / GET \/v2\/secondcron\/blobs\/sha256:[0-9a-f]{64}$/.test(l)).length;
+  return registry.log().split('\n').filter((l) => { const m = / GET \/v2\/secondcron\/blobs\/(sha256:[0-9a-f]{64})$/.exec(l); return m !== null && imageBlobs.has(m[1] ?? ''); }).length;
+}
+
+/** The config and layer digests of the amd64 image `ref` (by digest) names, itself or through its index. */
+async function blobsOf(digest: string): Promise<Set<string>> {
+  const get = async (ref: string): Promise<{ mediaType?: string; manifests?: { digest: string; platform?: { architecture: string } }[]; config?: { digest: string }; layers?: { digest: string }[] }> => {
+    const res = await request(`http://${registry.host}/v2/secondcron/manifests/${ref}`, {
+      headers: { accept: 'application/vnd.oci.image.index.v1+json, application/vnd.oci.image.manifest.v1+json, application/vnd.docker.distribution.manifest.v2+json, application/vnd.docker.distribution.manifest.list.v2+json' },
+    });
+    assert.equal(res.statusCode, 200, `manifest ${ref}`);
+    return (await res.body.json()) as Awaited<ReturnType<typeof get>>;
+  };
+  let manifest = await get(digest);
+  if (manifest.manifests) {
+    const amd64 = manifest.manifests.find((m) => m.platform?.architecture === 'amd64');
+    assert.ok(amd64, 'the index has linux/amd64');
+    manifest = await get(amd64.digest);
+  }
+  return new Set([manifest.config?.digest ?? '', ...(manifest.layers ?? []).map((l) => l.digest)].filter(Boolean));
 }
 
 /** Image references the node's containerd holds. */
@@ -184,11 +244,17 @@ before(async () => {
   const hosts = join(node.registryHostsDir, registry.host);
   mkdirSync(hosts, { recursive: true });
   writeFileSync(join(hosts, 'hosts.toml'), `server = "http://${registry.host}"\n\n[host."http://${registry.host}"]\n  capabilities = ["pull", "resolve"]\n`);
+  const keys = await runCommand(cosignBin(), ['generate-key-pair'], { cwd: scratch, env: { ...process.env, COSIGN_PASSWORD }, timeoutMs: 60_000 });
+  assert.equal(keys.code, 0, keys.stderr);
+  cosignKey = { key: join(scratch, 'cosign.key'), pub: join(scratch, 'cosign.pub') };
   const pushed = await release(VERSIONS[0]);
-  image = { ref: `${registry.host}/secondcron:${VERSIONS[0]}` };
-  assert.match(pushed, new RegExp(`^image: ${image.ref}@sha256:[0-9a-f]{64}$`, 'm'));
-  assert.match(pushed, new RegExp(`^chart: ${CHART()} --version ${VERSIONS[0]}$`, 'm'));
-  assert.deepEqual([await registry.tags('secondcron'), await registry.tags('charts/secondcron')], [[VERSIONS[0]], [VERSIONS[0]]]);
+  // The released chart names the image by digest: what the node pulls is what was signed.
+  image = { ref: `${registry.host}/secondcron@${pushed.digest}` };
+  imageBlobs = await blobsOf(pushed.digest);
+  assert.ok(imageBlobs.size >= 2, 'a config and layers');
+  assert.match(pushed.out, new RegExp(`^chart: ${CHART()} --version ${VERSIONS[0]}$`, 'm'));
+  assert.deepEqual([await versionTags('secondcron'), await versionTags('charts/secondcron')], [[VERSIONS[0]], [VERSIONS[0]]]);
+  await verifyRelease(VERSIONS[0], pushed.digest);
   ns = await uniqueNamespace('secondcron-e2e');
   await kubectlOk(['label', 'namespace', ns.name, 'pod-security.kubernetes.io/enforce=restricted', 'pod-security.kubernetes.io/enforce-version=latest']);
   jobsNs = await uniqueNamespace('e2e-jobs');
@@ -209,6 +275,53 @@ after(async () => {
   await registry?.stop();
   if (scratch) rmSync(scratch, { recursive: true, force: true });
 });
+
+/** What a platform team checks before installing `version`: signatures, SBOM, digest pin, immutability. */
+async function verifyRelease(version: string, digest: string): Promise<void> {
+  const tagged = `${registry.host}/secondcron:${version}`;
+  // One tag, an index of linux/amd64 and linux/arm64 (the node pulls its own platform from it).
+  const index = await request(`http://${registry.host}/v2/secondcron/manifests/${version}`, {
+    headers: { accept: 'application/vnd.oci.image.index.v1+json, application/vnd.docker.distribution.manifest.list.v2+json' },
+  });
+  assert.equal(index.statusCode, 200);
+  const list = (await index.body.json()) as { manifests?: { platform?: { os: string; architecture: string } }[] };
+  assert.deepEqual((list.manifests ?? []).map((m) => `${m.platform?.os}/${m.platform?.architecture}`).sort(), ['linux/amd64', 'linux/arm64'], JSON.stringify(list));
+  const signed = await cosignVerify(['verify', tagged]);
+  assert.equal(signed.code, 0, `cosign verify ${tagged}: ${signed.stderr}`);
+  const signatures = JSON.parse(signed.stdout) as { critical: { image: { 'docker-manifest-digest': string } } }[];
+  assert.ok(signatures.length >= 1 && signatures.every((s) => s.critical.image['docker-manifest-digest'] === digest), signed.stdout);
+
+  const attested = await cosignVerify(['verify-attestation', '--type', 'cyclonedx', tagged]);
+  assert.equal(attested.code, 0, `cosign verify-attestation ${tagged}: ${attested.stderr}`);
+  const envelope = JSON.parse(attested.stdout.trim().split('\n')[0] ?? '') as { payload: string };
+  const statement = JSON.parse(Buffer.from(envelope.payload, 'base64').toString('utf8')) as {
+    predicateType: string;
+    subject: { digest: { sha256: string } }[];
+    predicate: { bomFormat: string; components: { name: string; version: string; purl?: string }[] };
+  };
+  assert.equal(statement.predicateType, 'https://cyclonedx.org/bom');
+  assert.equal(`sha256:${statement.subject[0]?.digest.sha256}`, digest);
+  const bom = statement.predicate;
+  assert.equal(bom.bomFormat, 'CycloneDX');
+  const purls = bom.components.map((c) => c.purl ?? '');
+  assert.ok(purls.includes(`pkg:generic/node@${process.versions.node}?download_url=${encodeURIComponent(`https://nodejs.org/dist/${process.version}/`)}`), 'Node.js, the one the tests run on');
+  assert.ok(purls.some((p) => p.startsWith('pkg:npm/@kubernetes/client-node@') || p.startsWith('pkg:npm/%40kubernetes/client-node@')), 'the npm dependencies');
+  for (const arch of ['amd64', 'arm64']) {
+    assert.ok(purls.some((p) => p.startsWith('pkg:deb/debian/libc6@') && p.includes(`arch=${arch}&`)), `the Debian packages of linux/${arch}`);
+  }
+  assert.ok(!purls.some((p) => p.startsWith('pkg:npm/typescript@')), 'no dev dependency: the image has none');
+
+  const chart = `${registry.host}/charts/secondcron:${version}`;
+  const chartSigned = await cosignVerify(['verify', chart]);
+  assert.equal(chartSigned.code, 0, `cosign verify ${chart}: ${chartSigned.stderr}`);
+  const values = await helmOk(['show', 'values', CHART(), '--version', version, '--plain-http']);
+  assert.match(values, new RegExp(`^  digest: "${digest}"$`, 'm'), 'the chart pins the image digest');
+  assert.match(values, new RegExp(`^  tag: "${version.replace(/\./g, '\\.')}"$`, 'm'), 'the tag stays for humans');
+
+  const again = await releaseRun(version);
+  assert.notEqual(again.code, 0, 'the same version pushed twice');
+  assert.match(again.stderr, /is in the registry already/);
+}
 
 test('Pod Security Admission "restricted" is enforced in the release namespace', async () => {
   const privileged = {
@@ -369,8 +482,8 @@ test('delete the leader pod: the next Job within about a retry period, no slot t
 });
 
 test('helm upgrade to a second pushed version replaces every pod: no slot twice, every missed slot counted', async (t) => {
-  await release(VERSIONS[1]);
-  assert.deepEqual((await registry.tags('charts/secondcron')).sort(), [...VERSIONS].sort());
+  const second = await release(VERSIONS[1]);
+  assert.deepEqual(await versionTags('charts/secondcron'), [...VERSIONS].sort());
   const start = await mark();
   const oldPods = new Set((await operatorPods()).map((p) => p.metadata.name));
   const started = Date.now();
@@ -379,7 +492,7 @@ test('helm upgrade to a second pushed version replaces every pod: no slot twice,
   assert.equal(rollout.code, 0, rollout.stderr);
   const pods = await readyPods(3);
   assert.ok(pods.every((p) => !oldPods.has(p.metadata.name)), 'all three pods were replaced');
-  assert.deepEqual(pods.map((p) => p.spec.containers?.[0]?.image), Array(3).fill(`${registry.host}/secondcron:${VERSIONS[1]}`));
+  assert.deepEqual(pods.map((p) => p.spec.containers?.[0]?.image), Array(3).fill(`${registry.host}/secondcron@${second.digest}`));
   const releases = JSON.parse(await helmOk(['list', '-n', ns.name, '-o', 'json'], { kubeconfig: testKubeconfig() })) as { name: string; chart: string }[];
   assert.deepEqual(releases.map((r) => [r.name, r.chart]), [[RELEASE, `secondcron-${VERSIONS[1]}`]]);
   const done = Date.now();
@@ -438,4 +551,28 @@ test('SIGTERM during start-up (before the caches sync) ends the pod promptly', a
   const elapsed = Date.now() - t0;
   t.diagnostic(`pod gone ${elapsed} ms after the delete (grace period ${GRACE_SECONDS} s)`);
   assert.ok(elapsed < 10_000, `ended in ${elapsed} ms, not after the ${GRACE_SECONDS} s grace period`);
+});
+
+test('a tampered tag fails verification: the version tag moved to an unsigned image', async () => {
+  const tagged = `${registry.host}/secondcron:${VERSIONS[0]}`;
+  const bah = (args: string[]): Promise<CommandResult> => runCommand(join(repoRoot(), 'test', 'image', 'buildah.sh'), args, { timeoutMs: 120_000 });
+  const local = 'localhost/secondcron-e2e-tampered:latest';
+  const from = await bah(['from', 'scratch']);
+  assert.equal(from.code, 0, from.stderr);
+  const container = from.stdout.trim();
+  try {
+    assert.equal((await bah(['config', '--label', 'io.secondcron.e2e.tampered=true', container])).code, 0);
+    const committed = await bah(['commit', '--quiet', container, local]);
+    assert.equal(committed.code, 0, committed.stderr);
+    const pushed = await bah(['push', '--quiet', '--tls-verify=false', local, `docker://${tagged}`]);
+    assert.equal(pushed.code, 0, pushed.stderr);
+  } finally {
+    await bah(['rm', container]);
+    await bah(['rmi', '-f', local]);
+  }
+  const verify = await cosignVerify(['verify', tagged]);
+  assert.notEqual(verify.code, 0, `the moved tag verified: ${verify.stdout}`);
+  assert.match(verify.stderr, /no (matching )?signatures/i);
+  const attestation = await cosignVerify(['verify-attestation', '--type', 'cyclonedx', tagged]);
+  assert.notEqual(attestation.code, 0, 'the moved tag has no SBOM attestation');
 });

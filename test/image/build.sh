@@ -6,6 +6,8 @@
 # imports it into that node's containerd so the kubelet finds it without pulling.
 # Stdout: "archive: <path>", then the image reference as the last line; progress goes to stderr.
 # The tag is <package.json version>-<image id>: a new image always gets a new tag.
+# IMAGE_ARCH=arm64: the linux/arm64 image, on the arm64 base, its RUN steps under qemu-user-static
+# (test/image/binfmt.sh registers it for the build and removes it after); never imported.
 #   CLUSTER_DIR=.cluster test/image/build.sh
 set -euo pipefail
 
@@ -19,19 +21,41 @@ start=$(date +%s)
 step() { echo "[image $(( $(date +%s) - start ))s] $*" >&2; }
 
 "$root/test/cluster/apt-install.sh" buildah mmdebstrap
-base=$("$here/node-base.sh" | tail -n 1)
+IMAGE_ARCH=${IMAGE_ARCH:-amd64}
+host_arch=$(dpkg --print-architecture)
+base=$("$here/node-base.sh" "$IMAGE_ARCH" | tail -n 1)
 version=$(node -p 'JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")).version' "$root/package.json")
 
 step "buildah build of Dockerfile (NODE_IMAGE=$base)"
 iidfile=$(mktemp)
-trap 'rm -f "$iidfile"' EXIT
+binfmt=
+cleanup() {
+  rm -f "$iidfile"
+  [ -z "$binfmt" ] || "$here/binfmt.sh" unregister
+}
+trap cleanup EXIT
+if [ "$IMAGE_ARCH" != "$host_arch" ]; then
+  step "binfmt: $IMAGE_ARCH executables under qemu-user-static"
+  [ "$("$here/binfmt.sh" register)" != registered ] || binfmt=1
+fi
 # RUN steps trust what this machine trusts (an egress proxy's CA, a company CA): the host's bundle
 # is mounted over the base's for the build only; volumes never end up in a layer.
 trust=()
 host_ca=/etc/ssl/certs/ca-certificates.crt
 [ ! -f "$host_ca" ] || trust=(--volume "$host_ca:$host_ca:ro")
-bah build --isolation chroot --network host --layers --force-rm --pull=never "${trust[@]}" \
-  --build-arg "NODE_IMAGE=$base" --build-arg "COMMIT=$(git -C "$root" rev-parse --short=12 HEAD 2>/dev/null || echo unknown)" --iidfile "$iidfile" -f "$root/Dockerfile" "$root" >&2
+# OCI labels: where the image comes from and which version and commit it is (IMAGE_VERSION: the
+# version release.sh pushes, default package.json's).
+revision=$(git -C "$root" rev-parse HEAD 2>/dev/null || echo unknown)
+source_url=$(node -p 'JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")).homepage' "$root/package.json")
+labels=(
+  --label "org.opencontainers.image.source=$source_url"
+  --label "org.opencontainers.image.version=${IMAGE_VERSION:-$version}"
+  --label "org.opencontainers.image.revision=$revision"
+  --label "org.opencontainers.image.licenses=Apache-2.0"
+  --label "org.opencontainers.image.title=secondcron"
+)
+bah build --isolation chroot --network host --layers --force-rm --pull=never --platform "linux/$IMAGE_ARCH" "${trust[@]}" "${labels[@]}" \
+  --build-arg "NODE_IMAGE=$base" --build-arg "COMMIT=${revision:0:12}" --iidfile "$iidfile" -f "$root/Dockerfile" "$root" >&2
 id=$(sed 's/^sha256://' "$iidfile")
 tag=$version-${id:0:12}
 ref=$REPOSITORY:$tag
@@ -62,7 +86,7 @@ touch "$archive"
 find "$cache_root/images" -maxdepth 1 -name 'secondcron-*.oci.tar*' -mmin +1440 -delete
 
 real_node=$cluster_dir/real-node.json
-if [ -f "$real_node" ]; then
+if [ -f "$real_node" ] && [ "$IMAGE_ARCH" = "$host_arch" ]; then
   read -r socket ctr namespace < <(node -e '
     const n = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
     console.log(n.containerdSocket, n.ctr, n.namespace ?? "k8s.io");' "$real_node")

@@ -5,6 +5,7 @@
 // test cluster: ready, a Job created, SIGTERM to PID 1 ends it cleanly. (The e2e tests run the same
 // image as pods on the real node.)
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { chmodSync, chownSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -91,10 +92,20 @@ describe('the image built by make image', () => {
     assert.equal(c.WorkingDir, '/app');
     assert.ok(c.Env?.includes('NODE_ENV=production'), `Env: ${JSON.stringify(c.Env)}`);
     assert.deepEqual(Object.keys(c.ExposedPorts ?? {}).sort(), ['8080/tcp', '8081/tcp']);
+    // OCI labels: where it comes from, which version and which commit (test/image/build.sh).
+    const revision = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: REPO_ROOT, encoding: 'utf8' }).trim();
+    assert.equal(c.Labels?.['org.opencontainers.image.source'], 'https://github.com/secondcron/secondcron');
+    assert.equal(c.Labels?.['org.opencontainers.image.version'], pkg.version);
+    assert.equal(c.Labels?.['org.opencontainers.image.revision'], revision);
     // The history ends with exactly the runtime stage's instructions: built by a builder from the
     // Dockerfile as written, not assembled some other way.
     const expected = runtimeStageInstructions(readFileSync(join(REPO_ROOT, 'Dockerfile'), 'utf8')).map(dockerfileInstruction);
-    const history = (image.config.history ?? []).map((h) => historyInstruction(h.created_by ?? ''));
+    const all = (image.config.history ?? []).map((h) => historyInstruction(h.created_by ?? ''));
+    // build.sh's --label flags come last, one LABEL entry each: the OCI labels and nothing else.
+    const labels = all.filter((h) => h.startsWith('LABEL '));
+    assert.deepEqual(all.slice(-labels.length), labels, 'the labels are the last entries');
+    assert.deepEqual(labels.map((l) => /^LABEL "([^"]+)"=/.exec(l)?.[1]).sort(), Object.keys(c.Labels ?? {}).filter((k) => k.startsWith('org.opencontainers.image.')).sort());
+    const history = all.slice(0, all.length - labels.length);
     assert.deepEqual(history.slice(-expected.length), expected);
   });
 
@@ -128,11 +139,11 @@ describe('the image built by make image', () => {
     return res.stdout;
   }
 
-  test('node is 20.x and satisfies package.json engines; the entrypoint answers --help with every flag', async () => {
+  test('node is the 24 LTS the Makefile runs (package.json engines >=24); the entrypoint answers --help with every flag', async () => {
     const version = (await runInImage({ argv: ['node', '--version'] })).trim();
-    const m = /^v20\.(\d+)\.(\d+)$/.exec(version);
-    assert.ok(m, `node --version: ${version}`);
-    assert.ok(Number(m[1]) > 18 || (Number(m[1]) === 18 && Number(m[2]) >= 1), `${version} is below the engines floor 20.18.1`);
+    assert.match(version, /^v24\.\d+\.\d+$/, `node --version: ${version}`);
+    // The same build as the host's (test/cluster/install-node.sh), not some other 24.
+    assert.equal(version, process.version, 'the image runs the node the tests run on');
     const help = await runInImage({ extraArgs: ['--help'] });
     for (const f of FLAGS) {
       assert.ok(help.includes(`--${f.flag}`), `--${f.flag} in --help`);

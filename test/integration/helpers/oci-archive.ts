@@ -12,6 +12,7 @@ export interface ImageConfig {
   Cmd?: string[];
   WorkingDir?: string;
   ExposedPorts?: Record<string, object>;
+  Labels?: Record<string, string>;
 }
 
 export interface OciImage {
