@@ -10,6 +10,7 @@ import express from 'express';
 
 import type { MetricsExposition } from '../metrics/exposition.js';
 import type { ServingCertificate } from './cert-watcher.js';
+import { type ConnectionLimits, HEALTH_LIMITS, METRICS_LIMITS, applyLimits, httpOptions } from './connection-limits.js';
 import type { AuthDecision, AuthRequest } from './metrics-auth.js';
 
 export interface Check {
@@ -26,7 +27,12 @@ export interface RunningServer {
 export interface MetricsOptions {
   /** HTTPS with this certificate (reloaded when it changes), and every request authorized first (metrics.secure). */
   secure?: { certificate: ServingCertificate; authorize: (req: AuthRequest) => Promise<AuthDecision> };
+  /** Timeouts and the connection cap; METRICS_LIMITS unless a test needs shorter ones. */
+  limits?: ConnectionLimits;
 }
+
+/** The one thing the metrics port serves. */
+const METRICS_PATH = '/metrics';
 
 /**
  * /metrics, streamed; gzipped when the scraper accepts it, as Prometheus does: 10,000 schedules' gauges
@@ -35,7 +41,7 @@ export interface MetricsOptions {
 export async function serveMetrics(port: number, exposition: MetricsExposition, opts: MetricsOptions = {}): Promise<RunningServer> {
   const app = express();
   app.disable('x-powered-by');
-  app.get('/metrics', async (req, res) => {
+  app.get(METRICS_PATH, async (req, res) => {
     const names = new URL(req.originalUrl, 'http://metrics').searchParams.getAll('name[]');
     const gzip = req.acceptsEncodings('gzip', 'identity') === 'gzip';
     const body = await exposition.body({ gzip, ...(names.length ? { names: new Set(names) } : {}) });
@@ -44,11 +50,15 @@ export async function serveMetrics(port: number, exposition: MetricsExposition, 
     if (gzip) res.set('Content-Encoding', 'gzip');
     await pipeline(Readable.from(body), res).catch(() => {}); // a scraper that hangs up mid-answer
   });
+  const limits = opts.limits ?? METRICS_LIMITS;
   const secure = opts.secure;
-  if (!secure) return listen(createHttpServer(app), port);
-  const server = createHttpsServer(secure.certificate.current(), authorizedFirst(secure.authorize, app));
+  if (!secure) return listen(createHttpServer(httpOptions(limits), app), port, limits);
+  const server = createHttpsServer(
+    { ...secure.certificate.current(), ...httpOptions(limits), handshakeTimeout: limits.tlsHandshakeTimeoutMs },
+    authorizedFirst(secure.authorize, app),
+  );
   const unwatch = secure.certificate.watch((pair) => server.setSecureContext(pair));
-  const running = await listen(server, port);
+  const running = await listen(server, port, limits);
   return {
     port: running.port,
     close: () => {
@@ -58,7 +68,28 @@ export async function serveMetrics(port: number, exposition: MetricsExposition, 
   };
 }
 
-const STATUS_TEXT = { 401: 'Unauthorized', 403: 'Forbidden', 500: 'Internal Server Error', 503: 'Service Unavailable' } as const;
+type Handler = (req: IncomingMessage, res: ServerResponse) => void;
+
+const STATUS_TEXT = {
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  500: 'Internal Server Error',
+  503: 'Service Unavailable',
+} as const;
+
+/** A bare status text, answered by node:http directly (nothing of what went wrong, no express set-up). */
+function answer(res: ServerResponse, status: keyof typeof STATUS_TEXT, headers: Record<string, string> = {}): void {
+  const body = `${STATUS_TEXT[status]}\n`;
+  res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', 'content-length': Buffer.byteLength(body), ...headers });
+  res.end(body);
+}
+
+/** The path of a request target without its query. */
+function pathOf(req: IncomingMessage): string {
+  const url = req.url ?? '/';
+  const query = url.indexOf('?');
+  return query < 0 ? url : url.slice(0, query);
+}
 
 /**
  * Every request authorized before express sees it, refusals answered by node:http directly: anyone
@@ -67,27 +98,18 @@ const STATUS_TEXT = { 401: 'Unauthorized', 403: 'Forbidden', 500: 'Internal Serv
  * 411–508 ms of CPU per 2,500 refusals through express, 135–205 ms this way (bench/README.md,
  * "Issue 21, third round").
  */
-function authorizedFirst(authorize: (req: AuthRequest) => Promise<AuthDecision>, app: (req: IncomingMessage, res: ServerResponse) => void) {
-  return (req: IncomingMessage, res: ServerResponse): void => {
-    const url = req.url ?? '/';
-    const query = url.indexOf('?');
-    const path = query < 0 ? url : url.slice(0, query);
-    const decided = authorize({ authorization: req.headers.authorization, verb: (req.method ?? 'GET').toLowerCase(), path });
+function authorizedFirst(authorize: (req: AuthRequest) => Promise<AuthDecision>, app: Handler): Handler {
+  return (req, res) => {
+    const decided = authorize({ authorization: req.headers.authorization, verb: (req.method ?? 'GET').toLowerCase(), path: pathOf(req) });
     void decided.catch((): AuthDecision => ({ status: 500 })).then((decision) => {
       if (decision.status === 200) return app(req, res);
       // The status alone: what went wrong is in the operator's log, not for whoever reached the port.
-      const body = `${STATUS_TEXT[decision.status]}\n`;
-      res.writeHead(decision.status, {
-        'content-type': 'text/plain; charset=utf-8',
-        'content-length': Buffer.byteLength(body),
-        ...(decision.status === 503 ? { 'retry-after': String(decision.retryAfterSeconds) } : {}),
-      });
-      res.end(body);
+      answer(res, decision.status, decision.status === 503 ? { 'retry-after': String(decision.retryAfterSeconds) } : {});
     });
   };
 }
 
-export async function serveHealth(port: number, checks: { healthz: Check[]; readyz: Check[] }): Promise<RunningServer> {
+export async function serveHealth(port: number, checks: { healthz: Check[]; readyz: Check[] }, limits: ConnectionLimits = HEALTH_LIMITS): Promise<RunningServer> {
   const app = express();
   app.disable('x-powered-by');
   for (const [path, list] of [['/healthz', checks.healthz], ['/readyz', checks.readyz]] as const) {
@@ -101,10 +123,11 @@ export async function serveHealth(port: number, checks: { healthz: Check[]; read
       res.send(req.query.verbose !== undefined || failures.length ? body.join('\n') + '\n' : 'ok\n');
     });
   }
-  return listen(createHttpServer(app), port);
+  return listen(createHttpServer(httpOptions(limits), app), port, limits);
 }
 
-function listen(server: Server, port: number): Promise<RunningServer> {
+function listen(server: Server, port: number, limits: ConnectionLimits): Promise<RunningServer> {
+  applyLimits(server, limits);
   return new Promise((resolve, reject) => {
     server.listen(port);
     server.once('error', reject);
