@@ -52,10 +52,10 @@ export async function serveMetrics(port: number, exposition: MetricsExposition, 
   });
   const limits = opts.limits ?? METRICS_LIMITS;
   const secure = opts.secure;
-  if (!secure) return listen(createHttpServer(httpOptions(limits), app), port, limits);
+  if (!secure) return listen(createHttpServer(httpOptions(limits), metricsOnly(app)), port, limits);
   const server = createHttpsServer(
     { ...secure.certificate.current(), ...httpOptions(limits), handshakeTimeout: limits.tlsHandshakeTimeoutMs },
-    authorizedFirst(secure.authorize, app),
+    metricsOnly(authorizedFirst(secure.authorize, app)),
   );
   const unwatch = secure.certificate.watch((pair) => server.setSecureContext(pair));
   const running = await listen(server, port, limits);
@@ -73,6 +73,8 @@ type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 const STATUS_TEXT = {
   401: 'Unauthorized',
   403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
   500: 'Internal Server Error',
   503: 'Service Unavailable',
 } as const;
@@ -89,6 +91,20 @@ function pathOf(req: IncomingMessage): string {
   const url = req.url ?? '/';
   const query = url.indexOf('?');
   return query < 0 ? url : url.slice(0, query);
+}
+
+/**
+ * Exactly `GET /metrics` reaches `next`; anything else is refused here, before any review, as
+ * controller-runtime wraps only its /metrics handler in the authentication filter and its mux matches
+ * paths exactly. (Express alone would not do: it matches /METRICS and /metrics/ too, while a review
+ * would have asked about those strings.) So a valid token with random paths costs no API request.
+ */
+function metricsOnly(next: Handler): Handler {
+  return (req, res) => {
+    if (pathOf(req) !== METRICS_PATH) return answer(res, 404);
+    if (req.method !== 'GET') return answer(res, 405, { allow: 'GET' });
+    next(req, res);
+  };
 }
 
 /**
@@ -112,6 +128,9 @@ function authorizedFirst(authorize: (req: AuthRequest) => Promise<AuthDecision>,
 export async function serveHealth(port: number, checks: { healthz: Check[]; readyz: Check[] }, limits: ConnectionLimits = HEALTH_LIMITS): Promise<RunningServer> {
   const app = express();
   app.disable('x-powered-by');
+  // Exact paths, as the kubelet asks for them.
+  app.set('case sensitive routing', true);
+  app.set('strict routing', true);
   for (const [path, list] of [['/healthz', checks.healthz], ['/readyz', checks.readyz]] as const) {
     app.get(path, (req, res) => {
       const failures = list.map((c) => [c.name, c.run()] as const).filter(([, msg]) => msg !== undefined);
