@@ -50,12 +50,12 @@ const RELEASE = 'sc';
 const NS = 'secondcron-system';
 const FULLNAME = 'sc-secondcron';
 
-/** Exactly what the operator needs (see src/: reflectors, job-creator, finalizer, status-writer, events). */
+/** Exactly what the operator sends (helm-install.test.ts checks it against the API server's audit log). */
 const OPERATOR_RULES = [
-  { apiGroups: ['secondcron.io'], resources: ['secondcronjobs'], verbs: ['get', 'list', 'watch', 'patch', 'update'] },
-  { apiGroups: ['secondcron.io'], resources: ['secondcronjobs/status'], verbs: ['get', 'patch', 'update'] },
+  { apiGroups: ['secondcron.io'], resources: ['secondcronjobs'], verbs: ['list', 'watch', 'patch'] },
+  { apiGroups: ['secondcron.io'], resources: ['secondcronjobs/status'], verbs: ['patch'] },
   { apiGroups: ['secondcron.io'], resources: ['secondcronjobs/finalizers'], verbs: ['update'] },
-  { apiGroups: ['batch'], resources: ['jobs'], verbs: ['get', 'list', 'watch', 'create', 'delete', 'patch'] },
+  { apiGroups: ['batch'], resources: ['jobs'], verbs: ['get', 'list', 'watch', 'create', 'delete'] },
   { apiGroups: [''], resources: ['events'], verbs: ['create', 'patch'] },
 ];
 const LEASE_RULES = (leaseName: string): unknown[] => [
