@@ -795,7 +795,7 @@ describe('helm template, the knobs users expect (cert-manager, ingress-nginx, ku
     assert.deepEqual(plain(only<V1ClusterRoleBinding>(docs, 'ClusterRoleBinding', scraper).subjects), [{ kind: 'ServiceAccount', name: scraper, namespace: 'monitoring' }]);
   });
 
-  test('NetworkPolicy: ingress only to the metrics and health ports, egress only to the API server and DNS', async () => {
+  test('NetworkPolicy: ingress only to the metrics port from metricsFrom and the test pod, egress only to the API server and DNS', async () => {
     // client-node's model names the `from` field `_from` (a reserved word in its generator).
     const np = only<V1NetworkPolicy>(await docsP, 'NetworkPolicy');
     const spec = np.spec as NonNullable<V1NetworkPolicy['spec']>;
@@ -805,13 +805,30 @@ describe('helm template, the knobs users expect (cert-manager, ingress-nginx, ku
     assert.deepEqual(plain(spec.podSelector?.matchLabels), plain(dep.spec?.selector.matchLabels));
     assert.deepEqual(spec.policyTypes, ['Ingress', 'Egress']);
     const containerPorts = (operatorContainer(await docsP).ports ?? []).map((p) => p.name);
-    assert.deepEqual(ingress.map((i) => (i.ports ?? []).map((p) => p.port)), [['metrics'], ['health']]);
+    // No health rule: the kubelet's probes come from the pod's own node, which a NetworkPolicy always admits.
+    assert.deepEqual(ingress.map((i) => (i.ports ?? []).map((p) => p.port)), [['metrics']]);
     for (const i of ingress) for (const p of i.ports ?? []) assert.ok(containerPorts.includes(String(p.port)), `named port ${p.port}`);
-    assert.deepEqual(plain(ingress[0]?._from), [{ namespaceSelector: { matchLabels: { name: 'monitoring' } } }]);
-    assert.equal(ingress[1]?._from, undefined);
+    const testPod = { podSelector: { matchLabels: { 'app.kubernetes.io/component': 'test', 'app.kubernetes.io/instance': RELEASE } } };
+    assert.deepEqual(plain(ingress[0]?._from), [{ namespaceSelector: { matchLabels: { name: 'monitoring' } } }, testPod]);
+    const testPodLabels = only<V1Pod>(await docsP, 'Pod').metadata?.labels ?? {};
+    for (const [k, v] of Object.entries(testPod.podSelector.matchLabels)) assert.equal(testPodLabels[k], v, `the helm test pod carries ${k}`);
     assert.deepEqual(egress.map((e) => (e.ports ?? []).map((p) => `${p.port}/${p.protocol}`)), [['443/TCP', '6443/TCP'], ['53/UDP', '53/TCP']]);
     assert.deepEqual(plain(egress[0]?.to), [{ ipBlock: { cidr: '10.0.0.1/32' } }]);
     assert.equal(ofKind(await renderChart(), 'NetworkPolicy').length, 0, 'off by default');
+  });
+
+  test('NetworkPolicy defaults: metrics from the namespace monitoring only, no open port; healthFrom adds a health rule', async () => {
+    const ingressOf = async (networkPolicy: Record<string, unknown>, tests = true): Promise<unknown> =>
+      plain(only<V1NetworkPolicy>(await renderChart({ values: { networkPolicy: { enabled: true, ...networkPolicy }, tests: { enabled: tests } } }), 'NetworkPolicy').spec?.ingress);
+    const monitoring = { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } };
+    const testPod = { podSelector: { matchLabels: { 'app.kubernetes.io/component': 'test', 'app.kubernetes.io/instance': 'sc' } } };
+    const metricsPort = [{ port: 'metrics', protocol: 'TCP' }];
+    assert.deepEqual(await ingressOf({}), [{ ports: metricsPort, _from: [monitoring, testPod] }]);
+    assert.deepEqual(await ingressOf({}, false), [{ ports: metricsPort, _from: [monitoring] }]);
+    // Nobody named: nothing admitted (an empty `from` would admit everyone).
+    assert.deepEqual(await ingressOf({ metricsFrom: [] }), []);
+    const probers = { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'blackbox' } } };
+    assert.deepEqual(await ingressOf({ metricsFrom: [], healthFrom: [probers] }), [{ ports: [{ port: 'health', protocol: 'TCP' }], _from: [probers] }]);
   });
 });
 
