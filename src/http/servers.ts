@@ -12,6 +12,7 @@ import type { MetricsExposition } from '../metrics/exposition.js';
 import type { ServingCertificate } from './cert-watcher.js';
 import { type ConnectionLimits, HEALTH_LIMITS, METRICS_LIMITS, applyLimits, httpOptions } from './connection-limits.js';
 import type { AuthDecision, AuthRequest } from './metrics-auth.js';
+import { DEFAULT_TLS_POLICY, type TlsPolicy, tlsServerOptions } from './tls-policy.js';
 
 export interface Check {
   name: string;
@@ -25,8 +26,11 @@ export interface RunningServer {
 }
 
 export interface MetricsOptions {
-  /** HTTPS with this certificate (reloaded when it changes), and every request authorized first (metrics.secure). */
-  secure?: { certificate: ServingCertificate; authorize: (req: AuthRequest) => Promise<AuthDecision> };
+  /**
+   * HTTPS with this certificate (reloaded when it changes) and TLS policy (DEFAULT_TLS_POLICY unless
+   * given), and every request authorized first (metrics.secure).
+   */
+  secure?: { certificate: ServingCertificate; authorize: (req: AuthRequest) => Promise<AuthDecision>; tls?: TlsPolicy };
   /** Timeouts and the connection cap; METRICS_LIMITS unless a test needs shorter ones. */
   limits?: ConnectionLimits;
 }
@@ -53,11 +57,13 @@ export async function serveMetrics(port: number, exposition: MetricsExposition, 
   const limits = opts.limits ?? METRICS_LIMITS;
   const secure = opts.secure;
   if (!secure) return listen(createHttpServer(httpOptions(limits), metricsOnly(app)), port, limits);
+  const tls = tlsServerOptions(secure.tls ?? DEFAULT_TLS_POLICY);
   const server = createHttpsServer(
-    { ...secure.certificate.current(), ...httpOptions(limits), handshakeTimeout: limits.tlsHandshakeTimeoutMs },
+    { ...secure.certificate.current(), ...tls, ...httpOptions(limits), handshakeTimeout: limits.tlsHandshakeTimeoutMs },
     metricsOnly(authorizedFirst(secure.authorize, app)),
   );
-  const unwatch = secure.certificate.watch((pair) => server.setSecureContext(pair));
+  // setSecureContext replaces the whole context: the policy goes with every new certificate.
+  const unwatch = secure.certificate.watch((pair) => server.setSecureContext({ ...pair, ...tls }));
   const running = await listen(server, port, limits);
   return {
     port: running.port,

@@ -28,6 +28,7 @@ import type {
 
 import { chartNodeOptions } from '../../bench/lib/operator.js';
 import { envName, FLAGS, parseConfig, type Config } from '../../src/config.js';
+import { DEFAULT_TLS_POLICY } from '../../src/http/tls-policy.js';
 import { runCommand } from '../cluster/run-command.js';
 import {
   CHART_DIR,
@@ -330,6 +331,8 @@ describe('helm template, default values', async () => {
       metricsPort: 8080,
       perScheduleMetrics: true,
       metricsSecure: true, // the chart's default (the binary's own default is false)
+      metricsTlsMinVersion: 'VersionTLS12',
+      metricsTlsCipherSuites: [...DEFAULT_TLS_POLICY.cipherSuites], // the chart lists the binary's default
       healthPort: 8081,
       maxConcurrentCreates: 32,
       qps: 200,
