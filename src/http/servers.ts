@@ -22,6 +22,8 @@ export interface Check {
 
 export interface RunningServer {
   port: number;
+  /** Connections open now (those mid-TLS-handshake included). */
+  connections(): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -67,6 +69,7 @@ export async function serveMetrics(port: number, exposition: MetricsExposition, 
   const running = await listen(server, port, limits);
   return {
     port: running.port,
+    connections: running.connections,
     close: () => {
       unwatch();
       return running.close();
@@ -159,6 +162,7 @@ function listen(server: Server, port: number, limits: ConnectionLimits): Promise
     server.once('listening', () => {
       resolve({
         port: (server.address() as AddressInfo).port,
+        connections: () => new Promise((done, fail) => server.getConnections((err, n) => (err ? fail(err) : done(n)))),
         close: () =>
           new Promise<void>((done) => {
             server.closeAllConnections();
