@@ -82,7 +82,7 @@ const NON_DEFAULT_VALUES = {
     jobName: 'scj-operator',
     service: { port: 9091 },
     perSchedule: { enabled: false },
-    serviceMonitor: { enabled: true, interval: '1m30s', labels: { release: 'kube-prometheus' }, honorLabels: false },
+    serviceMonitor: { enabled: true, interval: '1m30s', labels: { release: 'kube-prometheus' }, honorLabels: false, scraperTokenSecret: true },
     prometheusRule: { enabled: true, labels: { release: 'kube-prometheus' } },
   },
   health: { port: 9092 },
@@ -588,6 +588,7 @@ describe('helm template, the knobs users expect (cert-manager, ingress-nginx, ku
       serviceMonitor: {
         enabled: true,
         namespace: 'monitoring',
+        scraperTokenSecret: true,
         annotations: { note: 'x' },
         relabelings: [{ action: 'replace', sourceLabels: ['__meta_kubernetes_pod_node_name'], targetLabel: 'node' }],
         metricRelabelings: [{ action: 'drop', sourceLabels: ['__name__'], regex: 'nodejs_gc_.*' }],
@@ -718,25 +719,35 @@ describe('helm template, the knobs users expect (cert-manager, ingress-nginx, ku
     assert.deepEqual(plain(reader.rules), [{ nonResourceURLs: ['/metrics'], verbs: ['get'] }]);
     const readerBinding = only<V1ClusterRoleBinding>(docs, 'ClusterRoleBinding', `${FULLNAME}-metrics-reader`);
     assert.deepEqual(plain(readerBinding.subjects), [{ kind: 'ServiceAccount', name: 'prometheus-k8s', namespace: 'monitoring' }]);
-    // The scraper: a ServiceAccount, its token Secret (filled in by the token controller), bound to the reader role.
+    // By default Prometheus presents its own ServiceAccount's token (bound above): nothing long-lived.
     const scraper = `${FULLNAME}-metrics-scraper`;
-    const sa = only<V1ServiceAccount>(docs, 'ServiceAccount', scraper);
+    assert.deepEqual(docs.filter((d) => d.metadata?.name === scraper).map((d) => d.kind), [], 'no scraper identity, no token Secret');
+    assert.deepEqual(docs.filter((d) => d.kind === 'Secret').map((d) => d.metadata?.name), [], 'no Secret at all');
+    const byDefault = (only(docs, 'ServiceMonitor') as Manifest & { spec: { endpoints: Array<Record<string, unknown>> } }).spec.endpoints[0] ?? {};
+    assert.deepEqual([byDefault.scheme, byDefault.authorization, byDefault.bearerTokenFile], ['https', undefined, '/var/run/secrets/kubernetes.io/serviceaccount/token']);
+    const noReaders = await templateChart({ release: RELEASE, namespace: NS, values: { metrics: { serviceMonitor: { enabled: true } } } });
+    assert.notEqual(noReaders.code, 0, 'a ServiceMonitor whose scrapes would all be 403 is refused');
+    assert.match(noReaders.stderr, /set metrics.readerSubjects to that ServiceAccount .* or metrics.serviceMonitor.scraperTokenSecret=true/);
+
+    // scraperTokenSecret: a ServiceAccount, its token Secret (filled in by the token controller), bound to the reader role.
+    const withSecret = await renderChart({ release: RELEASE, namespace: NS, values: { metrics: { serviceMonitor: { enabled: true, scraperTokenSecret: true } } } });
+    const sa = only<V1ServiceAccount>(withSecret, 'ServiceAccount', scraper);
     assert.deepEqual([sa.metadata?.namespace, sa.automountServiceAccountToken], [NS, false]);
-    const secret = only(docs, 'Secret', scraper) as Manifest & { type?: string };
+    const secret = only(withSecret, 'Secret', scraper) as Manifest & { type?: string };
     assert.deepEqual([secret.metadata?.namespace, secret.type, secret.metadata?.annotations], [NS, 'kubernetes.io/service-account-token', { 'kubernetes.io/service-account.name': scraper }]);
-    const scraperBinding = only<V1ClusterRoleBinding>(docs, 'ClusterRoleBinding', scraper);
+    const scraperBinding = only<V1ClusterRoleBinding>(withSecret, 'ClusterRoleBinding', scraper);
     assert.deepEqual(plain(scraperBinding.roleRef), { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: `${FULLNAME}-metrics-reader` });
     assert.deepEqual(plain(scraperBinding.subjects), [{ kind: 'ServiceAccount', name: scraper, namespace: NS }]);
-    const sm = only(docs, 'ServiceMonitor') as Manifest & { spec: { endpoints: Array<Record<string, unknown>> } };
+    const sm = only(withSecret, 'ServiceMonitor') as Manifest & { spec: { endpoints: Array<Record<string, unknown>> } };
     const ep = sm.spec.endpoints[0] ?? {};
     assert.deepEqual([ep.scheme, ep.authorization, ep.tlsConfig], ['https', { type: 'Bearer', credentials: { name: scraper, key: 'token' } }, { insecureSkipVerify: true }]);
-    assert.equal(ep.bearerTokenFile, undefined, 'no deprecated bearerTokenFile');
+    assert.equal(ep.bearerTokenFile, undefined, 'the Secret instead of bearerTokenFile');
 
     // With a certificate Secret: mounted, handed to the operator, and verified by Prometheus.
     const withCert = await renderChart({
       release: RELEASE,
       namespace: NS,
-      values: { metrics: { certSecret: 'metrics-tls', serviceMonitor: { enabled: true } } },
+      values: { metrics: { certSecret: 'metrics-tls', readerSubjects: [{ kind: 'ServiceAccount', name: 'prometheus-k8s', namespace: 'monitoring' }], serviceMonitor: { enabled: true } } },
     });
     const c = operatorContainer(withCert);
     assert.equal(parseConfig([], resolvedEnv(c, 'p', NS)).metricsCertDir, '/etc/secondcron/metrics-certs');
@@ -745,7 +756,7 @@ describe('helm template, the knobs users expect (cert-manager, ingress-nginx, ku
     assert.equal(vol?.secret?.secretName, 'metrics-tls');
     const smCert = only(withCert, 'ServiceMonitor') as Manifest & { spec: { endpoints: Array<Record<string, unknown>> } };
     assert.deepEqual(smCert.spec.endpoints[0]?.tlsConfig, { serverName: `${FULLNAME}-metrics.${NS}.svc`, ca: { secret: { name: 'metrics-tls', key: 'ca.crt' } } });
-    assert.equal(ofKind(withCert, 'ClusterRoleBinding').filter((b) => b.metadata?.name === `${FULLNAME}-metrics-reader`).length, 0, 'no reader binding without subjects');
+    assert.equal(ofKind(withSecret, 'ClusterRoleBinding').filter((b) => b.metadata?.name === `${FULLNAME}-metrics-reader`).length, 0, 'no reader binding without subjects');
 
     // metrics.secure=false switches back to plain HTTP, with no extra RBAC and no scraper.
     const plainDocs = await renderChart({ release: RELEASE, namespace: NS, values: { metrics: { secure: false, serviceMonitor: { enabled: true } } } });
@@ -757,7 +768,7 @@ describe('helm template, the knobs users expect (cert-manager, ingress-nginx, ku
   });
 
   test('metrics.podMonitor: the same endpoint on the pods instead of the Service; the scraper for it; never both', async () => {
-    const values = { metrics: { podMonitor: { enabled: true }, serviceMonitor: { namespace: 'monitoring', interval: '1m', caSecret: 'prom-ca' }, certSecret: 'metrics-tls' } };
+    const values = { metrics: { podMonitor: { enabled: true }, serviceMonitor: { namespace: 'monitoring', interval: '1m', caSecret: 'prom-ca', scraperTokenSecret: true }, certSecret: 'metrics-tls' } };
     const docs = await renderChart({ release: RELEASE, namespace: NS, values });
     assert.equal(ofKind(docs, 'ServiceMonitor').length, 0);
     const pm = only(docs, 'PodMonitor') as Manifest & {
@@ -783,11 +794,48 @@ describe('helm template, the knobs users expect (cert-manager, ingress-nginx, ku
     assert.match(both.stderr, /metrics.serviceMonitor.enabled and metrics.podMonitor.enabled: choose one/);
   });
 
+  test('metrics.certManager: a Certificate for the Service names, served from its Secret and verified by the ServiceMonitor', async () => {
+    const issuerRef = { name: 'internal-ca', kind: 'ClusterIssuer', group: 'cert-manager.io' };
+    const docs = await renderChart({ release: RELEASE, namespace: NS, values: { metrics: { certManager: { enabled: true, issuerRef, duration: '2160h', renewBefore: '720h' }, readerSubjects: [{ kind: 'ServiceAccount', name: 'prometheus-k8s', namespace: 'monitoring' }], serviceMonitor: { enabled: true } } } });
+    const svc = only<V1Service>(docs, 'Service', `${FULLNAME}-metrics`);
+    const names = [svc.metadata?.name, `${svc.metadata?.name}.${NS}`, `${svc.metadata?.name}.${NS}.svc`];
+    const cert = only(docs, 'Certificate') as Manifest & { spec: Record<string, unknown> };
+    assert.deepEqual([cert.apiVersion, cert.metadata?.namespace], ['cert-manager.io/v1', NS]);
+    assert.deepEqual(cert.spec, {
+      secretName: `${FULLNAME}-metrics-tls`,
+      commonName: `${FULLNAME}-metrics.${NS}.svc`,
+      dnsNames: names,
+      usages: ['server auth', 'digital signature'],
+      privateKey: { algorithm: 'ECDSA', size: 256, rotationPolicy: 'Always' },
+      duration: '2160h',
+      renewBefore: '720h',
+      issuerRef,
+    });
+    // The operator serves that Secret (and follows its renewals)…
+    const dep = only<V1Deployment>(docs, 'Deployment');
+    assert.deepEqual(dep.spec?.template.spec?.volumes?.find((v) => v.name === 'metrics-certs')?.secret?.secretName, `${FULLNAME}-metrics-tls`);
+    assert.equal(resolvedEnv(operatorContainer(docs), 'p', NS).SECONDCRON_METRICS_CERT_DIR, '/etc/secondcron/metrics-certs');
+    // …and the ServiceMonitor verifies it: the CA cert-manager writes beside it, a name the certificate carries.
+    const sm = only(docs, 'ServiceMonitor') as Manifest & { spec: { endpoints: Array<{ tlsConfig?: { serverName?: string } }> } };
+    assert.deepEqual(sm.spec.endpoints[0]?.tlsConfig, { serverName: `${FULLNAME}-metrics.${NS}.svc`, ca: { secret: { name: `${FULLNAME}-metrics-tls`, key: 'ca.crt' } } });
+    assert.ok(names.includes(sm.spec.endpoints[0]?.tlsConfig?.serverName), 'serverName is one of the certificate names');
+
+    for (const [values, message] of [
+      [{ certManager: { enabled: true } }, /metrics.certManager.enabled needs metrics.certManager.issuerRef.name/],
+      [{ certManager: { enabled: true, issuerRef }, certSecret: 'mine' }, /metrics.certManager.enabled and metrics.certSecret: choose one/],
+    ] as const) {
+      const res = await templateChart({ release: RELEASE, namespace: NS, values: { metrics: values } });
+      assert.notEqual(res.code, 0, JSON.stringify(values));
+      assert.match(res.stderr, message);
+    }
+    assert.equal(ofKind(await renderChart({ values: { metrics: { secure: false, certManager: { enabled: true, issuerRef } } } }), 'Certificate').length, 0, 'plain HTTP: no certificate');
+  });
+
   test('metrics.secure with the ServiceMonitor in another namespace: the scraper and the CA Secret are looked for there', async () => {
-    const elsewhere = { certSecret: 'metrics-tls', serviceMonitor: { enabled: true, namespace: 'monitoring' } };
+    const elsewhere = { certSecret: 'metrics-tls', serviceMonitor: { enabled: true, namespace: 'monitoring', scraperTokenSecret: true } };
     const refused = await templateChart({ release: RELEASE, namespace: NS, values: { metrics: elsewhere } });
     assert.notEqual(refused.code, 0, 'a CA Secret reference that cannot resolve is refused');
-    assert.match(refused.stderr, /metrics.serviceMonitor.caSecret is needed: the ServiceMonitor is in namespace monitoring, and prometheus-operator reads its CA Secret there, but metrics.certSecret metrics-tls is in /);
+    assert.match(refused.stderr, /metrics.serviceMonitor.caSecret is needed: the ServiceMonitor is in namespace monitoring, and prometheus-operator reads its CA Secret there, but the serving certificate's Secret metrics-tls is in /);
     const docs = await renderChart({ release: RELEASE, namespace: NS, values: { metrics: { ...elsewhere, serviceMonitor: { ...elsewhere.serviceMonitor, caSecret: 'secondcron-ca' } } } });
     const sm = only(docs, 'ServiceMonitor') as Manifest & { spec: { endpoints: Array<Record<string, unknown>> } };
     assert.equal(sm.metadata?.namespace, 'monitoring');

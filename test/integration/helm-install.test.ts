@@ -392,6 +392,8 @@ describe('helm install / upgrade / uninstall on a real API server', () => {
           metrics: {
             secure: true,
             certSecret: 'metrics-tls',
+            // Prometheus' own ServiceAccount token (bearerTokenFile), the default: valid for the real CRD too.
+            readerSubjects: [{ kind: 'ServiceAccount', name: 'prometheus-k8s', namespace: 'monitoring' }],
             serviceMonitor: {
               enabled: true,
               interval: '1m30s',
@@ -425,7 +427,7 @@ describe('helm install / upgrade / uninstall on a real API server', () => {
           metrics: {
             certSecret: 'metrics-tls',
             podMonitor: { enabled: true },
-            serviceMonitor: { interval: '1m30s', scrapeTimeout: '20s', relabelings: [{ action: 'replace', sourceLabels: ['__meta_kubernetes_pod_node_name'], targetLabel: 'node' }] },
+            serviceMonitor: { scraperTokenSecret: true, interval: '1m30s', scrapeTimeout: '20s', relabelings: [{ action: 'replace', sourceLabels: ['__meta_kubernetes_pod_node_name'], targetLabel: 'node' }] },
           },
         },
       })
@@ -438,7 +440,7 @@ describe('helm install / upgrade / uninstall on a real API server', () => {
       leaderElection: { leaseDuration: '20s', renewDeadline: '12s' },
       logLevel: 'debug',
       podDisruptionBudget: { maxUnavailable: 1 },
-      metrics: { serviceMonitor: { enabled: true }, prometheusRule: { enabled: true } },
+      metrics: { serviceMonitor: { enabled: true, scraperTokenSecret: true }, prometheusRule: { enabled: true } },
       grafanaDashboard: { enabled: true },
     });
     const t0 = performance.now();
