@@ -1,5 +1,6 @@
 // Command-line flags and their SECONDCRON_* environment twins, validated once at start-up.
 // A bad value stops the process at once with a message naming the flag (never a late surprise).
+import { DEFAULT_TLS_POLICY, TLS_MIN_VERSIONS, type TlsMinVersion, parseCipherSuites } from './http/tls-policy.js';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
@@ -17,6 +18,9 @@ export interface Config {
   perScheduleMetrics: boolean;
   metricsSecure: boolean;
   metricsCertDir: string | undefined;
+  metricsTlsMinVersion: TlsMinVersion;
+  /** IANA names of the TLS 1.2 cipher suites the metrics port accepts. */
+  metricsTlsCipherSuites: string[];
   healthPort: number;
   maxConcurrentCreates: number;
   qps: number;
@@ -49,6 +53,8 @@ export const FLAGS: readonly FlagSpec[] = [
   { flag: 'metrics-port', kind: 'port', help: 'port of /metrics (0 picks a free port)', default: '8080' },
   { flag: 'metrics-secure', kind: 'bool', help: 'serve /metrics over HTTPS to callers the API server authorizes (TokenReview + SubjectAccessReview for the request verb and path, e.g. get /metrics)', default: 'false' },
   { flag: 'metrics-cert-dir', kind: 'string', help: 'directory with tls.crt and tls.key for --metrics-secure, reloaded when they change (default: a self-signed certificate made at start)' },
+  { flag: 'metrics-tls-min-version', kind: 'string', help: 'with --metrics-secure: VersionTLS12 or VersionTLS13', default: DEFAULT_TLS_POLICY.minVersion },
+  { flag: 'metrics-tls-cipher-suites', kind: 'list', help: 'with --metrics-secure: comma-separated IANA names of the TLS 1.2 cipher suites to accept, of ECDHE with AES-GCM or ChaCha20-Poly1305 (TLS 1.3 suites are always on)', default: DEFAULT_TLS_POLICY.cipherSuites.join(',') },
   { flag: 'per-schedule-metrics', kind: 'bool', help: 'export secondcron_schedule_* gauges labelled {namespace, name} for every SecondCronJob', default: 'true' },
   { flag: 'health-port', kind: 'port', help: 'port of /healthz and /readyz (0 picks a free port)', default: '8081' },
   { flag: 'max-concurrent-creates', kind: 'positiveInt', help: 'Job creations in flight at once', default: '32' },
@@ -129,6 +135,8 @@ export function parseConfig(
     perScheduleMetrics: value('per-schedule-metrics', parseBool, 'true or false'),
     metricsSecure: value('metrics-secure', parseBool, 'true or false'),
     metricsCertDir: optionalString('metrics-cert-dir'),
+    metricsTlsMinVersion: value('metrics-tls-min-version', (v) => TLS_MIN_VERSIONS.find((m) => m === v), TLS_MIN_VERSIONS.join(' or ')),
+    metricsTlsCipherSuites: value('metrics-tls-cipher-suites', parseCipherSuites, 'IANA names of ECDHE suites with AES-GCM or ChaCha20-Poly1305, e.g. TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256'),
     healthPort: value('health-port', parsePort, 'a port number 0-65535'),
     maxConcurrentCreates: value('max-concurrent-creates', parsePositiveInt, 'a whole number >= 1'),
     qps: value('qps', parsePositiveNumber, 'a number > 0'),

@@ -19,6 +19,7 @@ import { KubeLeaseStore } from './election/kube-lease-store.js';
 import { type ServingCertificate, certificateFromDir, fixedCertificate } from './http/cert-watcher.js';
 import { MetricsAuthorizer } from './http/metrics-auth.js';
 import { type MetricsOptions, serveHealth, serveMetrics } from './http/servers.js';
+import type { TlsPolicy } from './http/tls-policy.js';
 import { inClusterNamespace, loadConnection } from './kube/connection.js';
 import { Reflector } from './kube/reflector.js';
 import { KubeRest } from './kube/rest.js';
@@ -171,7 +172,7 @@ async function main(): Promise<void> {
     return idle > 6 * SCHEDULER_MAX_SLEEP_MS ? `scheduler loop has not woken for ${Math.round(idle / 1000)} s` : undefined;
   };
   const metricsServer = await serveMetrics(cfg.metricsPort, new MetricsExposition(metrics.registry, scheduleGauges), {
-    ...(cfg.metricsSecure ? { secure: await metricsSecurity(cfg.metricsCertDir, new MetricsAuthorizer({ rest, mono, log, onDecision: (result) => metrics.metricsAuth.inc({ result }) }), timers, wall.nowMs(), log) } : {}),
+    ...(cfg.metricsSecure ? { secure: await metricsSecurity(cfg.metricsCertDir, { minVersion: cfg.metricsTlsMinVersion, cipherSuites: cfg.metricsTlsCipherSuites }, new MetricsAuthorizer({ rest, mono, log, onDecision: (result) => metrics.metricsAuth.inc({ result }) }), timers, wall.nowMs(), log) } : {}),
   });
   const healthServer = await serveHealth(cfg.healthPort, {
     healthz: [
@@ -234,7 +235,7 @@ async function main(): Promise<void> {
 }
 
 /** The serving certificate (mounted and followed, or self-signed now like kubebuilder's default) and the authorizer. */
-async function metricsSecurity(certDir: string | undefined, authorizer: MetricsAuthorizer, timers: Timers, nowMs: number, log: Logger): Promise<NonNullable<MetricsOptions['secure']>> {
+async function metricsSecurity(certDir: string | undefined, tls: TlsPolicy, authorizer: MetricsAuthorizer, timers: Timers, nowMs: number, log: Logger): Promise<NonNullable<MetricsOptions['secure']>> {
   let certificate: ServingCertificate;
   if (certDir) {
     certificate = certificateFromDir(certDir, {
@@ -256,7 +257,7 @@ async function metricsSecurity(certDir: string | undefined, authorizer: MetricsA
     );
   }
   log.info('serving /metrics over HTTPS with authorization', { certificate: certDir ? `${certDir}/tls.crt (reloaded on change)` : 'self-signed' });
-  return { certificate, authorize: (req) => authorizer.check(req) };
+  return { certificate, authorize: (req) => authorizer.check(req), tls };
 }
 
 function mergedCache<T extends SecondCronJob>(reflectors: Reflector<T>[]): Cache<T> {

@@ -13,12 +13,14 @@
 // - at most `maxConcurrentReviews` review chains at once; a token never seen accepted may use all but
 //   one of them, so a flood of junk leaves a lane for a known scraper whose cache entry expired.
 //   Beyond that the answer is 503 with Retry-After, counted in a metric;
-// - callers get bare status texts; what went wrong (the API server's error, the user refused) is logged.
+// - callers get bare status texts; what went wrong (the API server's error, the user refused) is logged,
+//   a failing review once per distinct error and then a reminder every few minutes, not once per request.
 import { createHash } from 'node:crypto';
 
 import { LRUCache } from 'lru-cache';
 
 import type { MonotonicClock } from '../clock/clock.js';
+import { RepeatedWarnings } from '../kube/repeated-warnings.js';
 import type { RestClient } from '../kube/rest.js';
 import type { Logger } from '../log.js';
 
@@ -79,9 +81,11 @@ export class MetricsAuthorizer {
   private readonly inFlight = new Map<string, Promise<AuthDecision>>();
   private reviewing = 0;
   private readonly maxReviews: number;
+  private readonly failures: RepeatedWarnings;
 
   constructor(private readonly opts: AuthorizerOptions) {
     this.maxReviews = Math.max(2, opts.maxConcurrentReviews ?? MAX_CONCURRENT_REVIEWS);
+    this.failures = new RepeatedWarnings((message, err) => opts.log.warn(message, { err }), () => opts.mono.nowMs());
   }
 
   async check(req: AuthRequest): Promise<AuthDecision> {
@@ -167,7 +171,7 @@ export class MetricsAuthorizer {
       return { status: allowed ? 200 : 403 };
     } catch (err) {
       // Not cached: the next request asks again (one at a time per token, within the cap).
-      this.opts.log.warn('metrics authorization review failed', { verb: req.verb, path: req.path, err });
+      this.failures.warn('metrics authorization review failed', err instanceof Error ? err : new Error(String(err)));
       return { status: 500 };
     }
   }

@@ -1,8 +1,9 @@
 // Where the API server is and how to authenticate to it.
 //
 // In-cluster (the Helm chart) and kubeconfig users with a token, a token file, basic auth, client
-// certificates (data or files) or an exec plugin, through an HTTP(S) proxy or not, are handled here,
-// with client-go's choice of credentials and its refresh rules.
+// certificates (data or files) or an exec plugin, impersonating or not, through an HTTP(S) proxy (the
+// cluster's proxy-url, else HTTPS_PROXY/NO_PROXY as client-go reads them) or not, are handled here,
+// with client-go's choice of credentials, its refresh rules and its refusals.
 // Auth providers and SOCKS proxies go to @kubernetes/client-node, imported only then: loading it pulls in
 // its whole generated API, ~60 MiB of RSS that an operator watching thousands of schedules should not
 // carry for nothing.
@@ -12,7 +13,9 @@ import { join } from 'node:path';
 import type { Dispatcher } from 'undici';
 
 import { untilAborted } from './abortable.js';
+import { proxyFromEnvironment } from './env-proxy.js';
 import { ExecCredentialPlugin, interactiveModeProblem } from './exec-credential.js';
+import { IMPERSONATION_FIELDS, impersonationHeaders } from './impersonation.js';
 import { type Fields, KubeconfigError, type KubeconfigSelection, type ResolvedKubeconfig, isFields, loadKubeconfig } from './kubeconfig.js';
 import { RepeatedWarnings } from './repeated-warnings.js';
 import { TokenFile } from './token-file.js';
@@ -67,6 +70,8 @@ class DirectConnection implements KubeConnection {
     tls: ServerTls,
     private readonly auth: (signal: AbortSignal | undefined) => Promise<UserAuth>,
     private readonly clientCert: () => ClientCert | undefined = () => undefined,
+    /** Sent with every request besides the credentials' own (impersonation). */
+    private readonly extraHeaders: Record<string, string | string[]> = {},
   ) {
     this.server = server.replace(/\/+$/, '');
     this.pool = new DispatcherPool(tls);
@@ -75,7 +80,7 @@ class DirectConnection implements KubeConnection {
   async credentials(signal?: AbortSignal): Promise<Credentials> {
     const auth = await this.auth(signal);
     const dispatcher = this.pool.for(auth.clientCert ?? this.clientCert());
-    return { headers: auth.headers, dispatcher, ...(auth.invalidate ? { invalidate: auth.invalidate } : {}) };
+    return { headers: { ...auth.headers, ...this.extraHeaders }, dispatcher, ...(auth.invalidate ? { invalidate: auth.invalidate } : {}) };
   }
 }
 
@@ -110,7 +115,10 @@ function inCluster(env: NodeJS.ProcessEnv, opts: ConnectionOptions): KubeConnect
   const server = `https://${host.includes(':') ? `[${host}]` : host}:${port}`;
   const warnings = new RepeatedWarnings((message, err) => opts.warn?.(message, err));
   const token = new TokenFile(join(SERVICE_ACCOUNT_DIR, 'token'), { onReadError: (err) => warnings.warn('cannot read the service-account token; keeping the last one', err) });
-  return new DirectConnection(server, 'in-cluster service account', { ca: readFileSync(join(SERVICE_ACCOUNT_DIR, 'ca.crt')) }, (signal) => tokenAuth(token, signal));
+  const tls: ServerTls = { ca: readFileSync(join(SERVICE_ACCOUNT_DIR, 'ca.crt')) };
+  const proxy = proxyFromEnvironment(server, env);
+  if (proxy) tls.proxy = proxy;
+  return new DirectConnection(server, 'in-cluster service account', tls, (signal) => tokenAuth(token, signal));
 }
 
 async function tokenAuth(token: TokenFile, signal: AbortSignal | undefined): Promise<UserAuth> {
@@ -119,7 +127,7 @@ async function tokenAuth(token: TokenFile, signal: AbortSignal | undefined): Pro
 }
 
 /** Cluster and user fields handled here; anything else (auth providers, SOCKS proxies) means client-node. */
-const DIRECT_USER_FIELDS = new Set(['token', 'tokenFile', 'client-certificate', 'client-certificate-data', 'client-key', 'client-key-data', 'username', 'password', 'exec']);
+const DIRECT_USER_FIELDS = new Set<string>(['token', 'tokenFile', 'client-certificate', 'client-certificate-data', 'client-key', 'client-key-data', 'username', 'password', 'exec', ...IMPERSONATION_FIELDS]);
 const DIRECT_CLUSTER_FIELDS = new Set(['server', 'certificate-authority', 'certificate-authority-data', 'insecure-skip-tls-verify', 'tls-server-name', 'extensions', 'proxy-url', 'disable-compression']);
 
 async function connectionFor(kc: ResolvedKubeconfig, opts: ConnectionOptions = {}): Promise<KubeConnection> {
@@ -137,6 +145,7 @@ export function readKubeconfig(path: string, opts: ConnectionOptions = {}): Kube
 function directConnection(kc: ResolvedKubeconfig, opts: ConnectionOptions): KubeConnection | null {
   const cluster = kc.cluster.fields;
   const user = kc.user.fields;
+  validateCluster(kc);
   validateUser(kc.user.name, user);
   const proxy = typeof cluster['proxy-url'] === 'string' && cluster['proxy-url'] !== '' ? cluster['proxy-url'] : undefined;
   if (
@@ -150,7 +159,8 @@ function directConnection(kc: ResolvedKubeconfig, opts: ConnectionOptions): Kube
   const tls: ServerTls = { ca: bytes(cluster['certificate-authority-data'], cluster['certificate-authority']) };
   if (cluster['insecure-skip-tls-verify'] === true) tls.rejectUnauthorized = false;
   if (typeof cluster['tls-server-name'] === 'string') tls.servername = cluster['tls-server-name'];
-  if (proxy) tls.proxy = proxy;
+  const envProxy = proxy ?? proxyFromEnvironment(kc.cluster.server, opts.env ?? process.env);
+  if (envProxy) tls.proxy = envProxy;
   const source = `${kc.source}, context ${kc.contextName}`;
   const warnings = new RepeatedWarnings((message, err) => opts.warn?.(message, err));
   const warn = (message: string) => (err: Error): void => warnings.warn(message, err);
@@ -199,7 +209,19 @@ function directConnection(kc: ResolvedKubeconfig, opts: ConnectionOptions): Kube
   } else {
     auth = () => Promise.resolve({ headers: {} });
   }
-  return new DirectConnection(kc.cluster.server, source, tls, auth, clientCert);
+  return new DirectConnection(kc.cluster.server, source, tls, auth, clientCert, impersonationHeaders(kc.user.name, user));
+}
+
+/**
+ * client-go's transport refuses a CA together with insecure-skip-tls-verify rather than ignore one of
+ * them (kubectl's --insecure-skip-tls-verify drops the CA first, as loadKubeconfig does).
+ */
+function validateCluster(kc: ResolvedKubeconfig): void {
+  const cluster = kc.cluster.fields;
+  const hasCa = nonEmpty(cluster['certificate-authority']) !== undefined || nonEmpty(cluster['certificate-authority-data']) !== undefined;
+  if (hasCa && cluster['insecure-skip-tls-verify'] === true) {
+    throw new KubeconfigError(`${kc.source}: cluster "${kc.cluster.name}": specifying a root certificates file with the insecure flag is not allowed (set either certificate-authority or insecure-skip-tls-verify)`);
+  }
 }
 
 /**

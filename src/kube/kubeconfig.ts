@@ -10,7 +10,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, dirname, isAbsolute, join, resolve } from 'node:path';
 
-import { load as parseYaml } from 'js-yaml';
+import { YAMLException, load as parseYaml } from 'js-yaml';
 
 export type Fields = Record<string, unknown>;
 
@@ -146,11 +146,19 @@ const CLUSTER_PATH_FIELDS = ['certificate-authority'];
 const USER_PATH_FIELDS = ['client-certificate', 'client-key', 'tokenFile'];
 
 export function readKubeconfigFile(path: string): ParsedFile {
-  let doc: unknown;
+  let text: string;
   try {
-    doc = parseYaml(readFileSync(path, 'utf8'));
+    text = readFileSync(path, 'utf8');
   } catch (err) {
     throw new KubeconfigError(`kubeconfig ${path}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  let doc: unknown;
+  try {
+    doc = parseYaml(text);
+  } catch (err) {
+    // The reason and position only: js-yaml's message quotes the lines around the error, which in a
+    // kubeconfig are tokens, passwords and keys.
+    throw new KubeconfigError(`kubeconfig ${path}: not valid YAML: ${yamlProblem(err)}`);
   }
   if (doc === null || doc === undefined) return { path, currentContext: undefined, clusters: [], users: [], contexts: [] };
   if (!isFields(doc)) throw new KubeconfigError(`kubeconfig ${path}: not a kubeconfig (expected a mapping)`);
@@ -176,6 +184,11 @@ export function readKubeconfigFile(path: string): ParsedFile {
     users: entries(path, doc, 'users', 'user').map((e) => ({ name: e.name, fields: absolute(e.fields, USER_PATH_FIELDS) })),
     contexts: entries(path, doc, 'contexts', 'context'),
   };
+}
+
+function yamlProblem(err: unknown): string {
+  if (!(err instanceof YAMLException)) return err instanceof Error ? err.name : 'unknown error';
+  return err.mark ? `${err.reason} at line ${err.mark.line + 1}, column ${err.mark.column + 1}` : err.reason;
 }
 
 function entries(path: string, doc: Fields, list: string, inner: string): NamedEntry[] {

@@ -28,6 +28,7 @@ import type {
 
 import { chartNodeOptions } from '../../bench/lib/operator.js';
 import { envName, FLAGS, parseConfig, type Config } from '../../src/config.js';
+import { DEFAULT_TLS_POLICY } from '../../src/http/tls-policy.js';
 import { runCommand } from '../cluster/run-command.js';
 import {
   CHART_DIR,
@@ -50,12 +51,12 @@ const RELEASE = 'sc';
 const NS = 'secondcron-system';
 const FULLNAME = 'sc-secondcron';
 
-/** Exactly what the operator needs (see src/: reflectors, job-creator, finalizer, status-writer, events). */
+/** Exactly what the operator sends (helm-install.test.ts checks it against the API server's audit log). */
 const OPERATOR_RULES = [
-  { apiGroups: ['secondcron.io'], resources: ['secondcronjobs'], verbs: ['get', 'list', 'watch', 'patch', 'update'] },
-  { apiGroups: ['secondcron.io'], resources: ['secondcronjobs/status'], verbs: ['get', 'patch', 'update'] },
+  { apiGroups: ['secondcron.io'], resources: ['secondcronjobs'], verbs: ['list', 'watch', 'patch'] },
+  { apiGroups: ['secondcron.io'], resources: ['secondcronjobs/status'], verbs: ['patch'] },
   { apiGroups: ['secondcron.io'], resources: ['secondcronjobs/finalizers'], verbs: ['update'] },
-  { apiGroups: ['batch'], resources: ['jobs'], verbs: ['get', 'list', 'watch', 'create', 'delete', 'patch'] },
+  { apiGroups: ['batch'], resources: ['jobs'], verbs: ['get', 'list', 'watch', 'create', 'delete'] },
   { apiGroups: [''], resources: ['events'], verbs: ['create', 'patch'] },
 ];
 const LEASE_RULES = (leaseName: string): unknown[] => [
@@ -81,7 +82,7 @@ const NON_DEFAULT_VALUES = {
     jobName: 'scj-operator',
     service: { port: 9091 },
     perSchedule: { enabled: false },
-    serviceMonitor: { enabled: true, interval: '1m30s', labels: { release: 'kube-prometheus' }, honorLabels: false },
+    serviceMonitor: { enabled: true, interval: '1m30s', labels: { release: 'kube-prometheus' }, honorLabels: false, scraperTokenSecret: true },
     prometheusRule: { enabled: true, labels: { release: 'kube-prometheus' } },
   },
   health: { port: 9092 },
@@ -330,6 +331,8 @@ describe('helm template, default values', async () => {
       metricsPort: 8080,
       perScheduleMetrics: true,
       metricsSecure: true, // the chart's default (the binary's own default is false)
+      metricsTlsMinVersion: 'VersionTLS12',
+      metricsTlsCipherSuites: [...DEFAULT_TLS_POLICY.cipherSuites], // the chart lists the binary's default
       healthPort: 8081,
       maxConcurrentCreates: 32,
       qps: 200,
@@ -585,6 +588,7 @@ describe('helm template, the knobs users expect (cert-manager, ingress-nginx, ku
       serviceMonitor: {
         enabled: true,
         namespace: 'monitoring',
+        scraperTokenSecret: true,
         annotations: { note: 'x' },
         relabelings: [{ action: 'replace', sourceLabels: ['__meta_kubernetes_pod_node_name'], targetLabel: 'node' }],
         metricRelabelings: [{ action: 'drop', sourceLabels: ['__name__'], regex: 'nodejs_gc_.*' }],
@@ -715,25 +719,35 @@ describe('helm template, the knobs users expect (cert-manager, ingress-nginx, ku
     assert.deepEqual(plain(reader.rules), [{ nonResourceURLs: ['/metrics'], verbs: ['get'] }]);
     const readerBinding = only<V1ClusterRoleBinding>(docs, 'ClusterRoleBinding', `${FULLNAME}-metrics-reader`);
     assert.deepEqual(plain(readerBinding.subjects), [{ kind: 'ServiceAccount', name: 'prometheus-k8s', namespace: 'monitoring' }]);
-    // The scraper: a ServiceAccount, its token Secret (filled in by the token controller), bound to the reader role.
+    // By default Prometheus presents its own ServiceAccount's token (bound above): nothing long-lived.
     const scraper = `${FULLNAME}-metrics-scraper`;
-    const sa = only<V1ServiceAccount>(docs, 'ServiceAccount', scraper);
+    assert.deepEqual(docs.filter((d) => d.metadata?.name === scraper).map((d) => d.kind), [], 'no scraper identity, no token Secret');
+    assert.deepEqual(docs.filter((d) => d.kind === 'Secret').map((d) => d.metadata?.name), [], 'no Secret at all');
+    const byDefault = (only(docs, 'ServiceMonitor') as Manifest & { spec: { endpoints: Array<Record<string, unknown>> } }).spec.endpoints[0] ?? {};
+    assert.deepEqual([byDefault.scheme, byDefault.authorization, byDefault.bearerTokenFile], ['https', undefined, '/var/run/secrets/kubernetes.io/serviceaccount/token']);
+    const noReaders = await templateChart({ release: RELEASE, namespace: NS, values: { metrics: { serviceMonitor: { enabled: true } } } });
+    assert.notEqual(noReaders.code, 0, 'a ServiceMonitor whose scrapes would all be 403 is refused');
+    assert.match(noReaders.stderr, /set metrics.readerSubjects to that ServiceAccount .* or metrics.serviceMonitor.scraperTokenSecret=true/);
+
+    // scraperTokenSecret: a ServiceAccount, its token Secret (filled in by the token controller), bound to the reader role.
+    const withSecret = await renderChart({ release: RELEASE, namespace: NS, values: { metrics: { serviceMonitor: { enabled: true, scraperTokenSecret: true } } } });
+    const sa = only<V1ServiceAccount>(withSecret, 'ServiceAccount', scraper);
     assert.deepEqual([sa.metadata?.namespace, sa.automountServiceAccountToken], [NS, false]);
-    const secret = only(docs, 'Secret', scraper) as Manifest & { type?: string };
+    const secret = only(withSecret, 'Secret', scraper) as Manifest & { type?: string };
     assert.deepEqual([secret.metadata?.namespace, secret.type, secret.metadata?.annotations], [NS, 'kubernetes.io/service-account-token', { 'kubernetes.io/service-account.name': scraper }]);
-    const scraperBinding = only<V1ClusterRoleBinding>(docs, 'ClusterRoleBinding', scraper);
+    const scraperBinding = only<V1ClusterRoleBinding>(withSecret, 'ClusterRoleBinding', scraper);
     assert.deepEqual(plain(scraperBinding.roleRef), { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: `${FULLNAME}-metrics-reader` });
     assert.deepEqual(plain(scraperBinding.subjects), [{ kind: 'ServiceAccount', name: scraper, namespace: NS }]);
-    const sm = only(docs, 'ServiceMonitor') as Manifest & { spec: { endpoints: Array<Record<string, unknown>> } };
+    const sm = only(withSecret, 'ServiceMonitor') as Manifest & { spec: { endpoints: Array<Record<string, unknown>> } };
     const ep = sm.spec.endpoints[0] ?? {};
     assert.deepEqual([ep.scheme, ep.authorization, ep.tlsConfig], ['https', { type: 'Bearer', credentials: { name: scraper, key: 'token' } }, { insecureSkipVerify: true }]);
-    assert.equal(ep.bearerTokenFile, undefined, 'no deprecated bearerTokenFile');
+    assert.equal(ep.bearerTokenFile, undefined, 'the Secret instead of bearerTokenFile');
 
     // With a certificate Secret: mounted, handed to the operator, and verified by Prometheus.
     const withCert = await renderChart({
       release: RELEASE,
       namespace: NS,
-      values: { metrics: { certSecret: 'metrics-tls', serviceMonitor: { enabled: true } } },
+      values: { metrics: { certSecret: 'metrics-tls', readerSubjects: [{ kind: 'ServiceAccount', name: 'prometheus-k8s', namespace: 'monitoring' }], serviceMonitor: { enabled: true } } },
     });
     const c = operatorContainer(withCert);
     assert.equal(parseConfig([], resolvedEnv(c, 'p', NS)).metricsCertDir, '/etc/secondcron/metrics-certs');
@@ -742,7 +756,7 @@ describe('helm template, the knobs users expect (cert-manager, ingress-nginx, ku
     assert.equal(vol?.secret?.secretName, 'metrics-tls');
     const smCert = only(withCert, 'ServiceMonitor') as Manifest & { spec: { endpoints: Array<Record<string, unknown>> } };
     assert.deepEqual(smCert.spec.endpoints[0]?.tlsConfig, { serverName: `${FULLNAME}-metrics.${NS}.svc`, ca: { secret: { name: 'metrics-tls', key: 'ca.crt' } } });
-    assert.equal(ofKind(withCert, 'ClusterRoleBinding').filter((b) => b.metadata?.name === `${FULLNAME}-metrics-reader`).length, 0, 'no reader binding without subjects');
+    assert.equal(ofKind(withSecret, 'ClusterRoleBinding').filter((b) => b.metadata?.name === `${FULLNAME}-metrics-reader`).length, 0, 'no reader binding without subjects');
 
     // metrics.secure=false switches back to plain HTTP, with no extra RBAC and no scraper.
     const plainDocs = await renderChart({ release: RELEASE, namespace: NS, values: { metrics: { secure: false, serviceMonitor: { enabled: true } } } });
@@ -754,7 +768,7 @@ describe('helm template, the knobs users expect (cert-manager, ingress-nginx, ku
   });
 
   test('metrics.podMonitor: the same endpoint on the pods instead of the Service; the scraper for it; never both', async () => {
-    const values = { metrics: { podMonitor: { enabled: true }, serviceMonitor: { namespace: 'monitoring', interval: '1m', caSecret: 'prom-ca' }, certSecret: 'metrics-tls' } };
+    const values = { metrics: { podMonitor: { enabled: true }, serviceMonitor: { namespace: 'monitoring', interval: '1m', caSecret: 'prom-ca', scraperTokenSecret: true }, certSecret: 'metrics-tls' } };
     const docs = await renderChart({ release: RELEASE, namespace: NS, values });
     assert.equal(ofKind(docs, 'ServiceMonitor').length, 0);
     const pm = only(docs, 'PodMonitor') as Manifest & {
@@ -780,11 +794,48 @@ describe('helm template, the knobs users expect (cert-manager, ingress-nginx, ku
     assert.match(both.stderr, /metrics.serviceMonitor.enabled and metrics.podMonitor.enabled: choose one/);
   });
 
+  test('metrics.certManager: a Certificate for the Service names, served from its Secret and verified by the ServiceMonitor', async () => {
+    const issuerRef = { name: 'internal-ca', kind: 'ClusterIssuer', group: 'cert-manager.io' };
+    const docs = await renderChart({ release: RELEASE, namespace: NS, values: { metrics: { certManager: { enabled: true, issuerRef, duration: '2160h', renewBefore: '720h' }, readerSubjects: [{ kind: 'ServiceAccount', name: 'prometheus-k8s', namespace: 'monitoring' }], serviceMonitor: { enabled: true } } } });
+    const svc = only<V1Service>(docs, 'Service', `${FULLNAME}-metrics`);
+    const names = [svc.metadata?.name, `${svc.metadata?.name}.${NS}`, `${svc.metadata?.name}.${NS}.svc`];
+    const cert = only(docs, 'Certificate') as Manifest & { spec: Record<string, unknown> };
+    assert.deepEqual([cert.apiVersion, cert.metadata?.namespace], ['cert-manager.io/v1', NS]);
+    assert.deepEqual(cert.spec, {
+      secretName: `${FULLNAME}-metrics-tls`,
+      commonName: `${FULLNAME}-metrics.${NS}.svc`,
+      dnsNames: names,
+      usages: ['server auth', 'digital signature'],
+      privateKey: { algorithm: 'ECDSA', size: 256, rotationPolicy: 'Always' },
+      duration: '2160h',
+      renewBefore: '720h',
+      issuerRef,
+    });
+    // The operator serves that Secret (and follows its renewals)…
+    const dep = only<V1Deployment>(docs, 'Deployment');
+    assert.deepEqual(dep.spec?.template.spec?.volumes?.find((v) => v.name === 'metrics-certs')?.secret?.secretName, `${FULLNAME}-metrics-tls`);
+    assert.equal(resolvedEnv(operatorContainer(docs), 'p', NS).SECONDCRON_METRICS_CERT_DIR, '/etc/secondcron/metrics-certs');
+    // …and the ServiceMonitor verifies it: the CA cert-manager writes beside it, a name the certificate carries.
+    const sm = only(docs, 'ServiceMonitor') as Manifest & { spec: { endpoints: Array<{ tlsConfig?: { serverName?: string } }> } };
+    assert.deepEqual(sm.spec.endpoints[0]?.tlsConfig, { serverName: `${FULLNAME}-metrics.${NS}.svc`, ca: { secret: { name: `${FULLNAME}-metrics-tls`, key: 'ca.crt' } } });
+    assert.ok(names.includes(sm.spec.endpoints[0]?.tlsConfig?.serverName), 'serverName is one of the certificate names');
+
+    for (const [values, message] of [
+      [{ certManager: { enabled: true } }, /metrics.certManager.enabled needs metrics.certManager.issuerRef.name/],
+      [{ certManager: { enabled: true, issuerRef }, certSecret: 'mine' }, /metrics.certManager.enabled and metrics.certSecret: choose one/],
+    ] as const) {
+      const res = await templateChart({ release: RELEASE, namespace: NS, values: { metrics: values } });
+      assert.notEqual(res.code, 0, JSON.stringify(values));
+      assert.match(res.stderr, message);
+    }
+    assert.equal(ofKind(await renderChart({ values: { metrics: { secure: false, certManager: { enabled: true, issuerRef } } } }), 'Certificate').length, 0, 'plain HTTP: no certificate');
+  });
+
   test('metrics.secure with the ServiceMonitor in another namespace: the scraper and the CA Secret are looked for there', async () => {
-    const elsewhere = { certSecret: 'metrics-tls', serviceMonitor: { enabled: true, namespace: 'monitoring' } };
+    const elsewhere = { certSecret: 'metrics-tls', serviceMonitor: { enabled: true, namespace: 'monitoring', scraperTokenSecret: true } };
     const refused = await templateChart({ release: RELEASE, namespace: NS, values: { metrics: elsewhere } });
     assert.notEqual(refused.code, 0, 'a CA Secret reference that cannot resolve is refused');
-    assert.match(refused.stderr, /metrics.serviceMonitor.caSecret is needed: the ServiceMonitor is in namespace monitoring, and prometheus-operator reads its CA Secret there, but metrics.certSecret metrics-tls is in /);
+    assert.match(refused.stderr, /metrics.serviceMonitor.caSecret is needed: the ServiceMonitor is in namespace monitoring, and prometheus-operator reads its CA Secret there, but the serving certificate's Secret metrics-tls is in /);
     const docs = await renderChart({ release: RELEASE, namespace: NS, values: { metrics: { ...elsewhere, serviceMonitor: { ...elsewhere.serviceMonitor, caSecret: 'secondcron-ca' } } } });
     const sm = only(docs, 'ServiceMonitor') as Manifest & { spec: { endpoints: Array<Record<string, unknown>> } };
     assert.equal(sm.metadata?.namespace, 'monitoring');
@@ -795,7 +846,7 @@ describe('helm template, the knobs users expect (cert-manager, ingress-nginx, ku
     assert.deepEqual(plain(only<V1ClusterRoleBinding>(docs, 'ClusterRoleBinding', scraper).subjects), [{ kind: 'ServiceAccount', name: scraper, namespace: 'monitoring' }]);
   });
 
-  test('NetworkPolicy: ingress only to the metrics and health ports, egress only to the API server and DNS', async () => {
+  test('NetworkPolicy: ingress only to the metrics port from metricsFrom and the test pod, egress only to the API server and DNS', async () => {
     // client-node's model names the `from` field `_from` (a reserved word in its generator).
     const np = only<V1NetworkPolicy>(await docsP, 'NetworkPolicy');
     const spec = np.spec as NonNullable<V1NetworkPolicy['spec']>;
@@ -805,13 +856,30 @@ describe('helm template, the knobs users expect (cert-manager, ingress-nginx, ku
     assert.deepEqual(plain(spec.podSelector?.matchLabels), plain(dep.spec?.selector.matchLabels));
     assert.deepEqual(spec.policyTypes, ['Ingress', 'Egress']);
     const containerPorts = (operatorContainer(await docsP).ports ?? []).map((p) => p.name);
-    assert.deepEqual(ingress.map((i) => (i.ports ?? []).map((p) => p.port)), [['metrics'], ['health']]);
+    // No health rule: the kubelet's probes come from the pod's own node, which a NetworkPolicy always admits.
+    assert.deepEqual(ingress.map((i) => (i.ports ?? []).map((p) => p.port)), [['metrics']]);
     for (const i of ingress) for (const p of i.ports ?? []) assert.ok(containerPorts.includes(String(p.port)), `named port ${p.port}`);
-    assert.deepEqual(plain(ingress[0]?._from), [{ namespaceSelector: { matchLabels: { name: 'monitoring' } } }]);
-    assert.equal(ingress[1]?._from, undefined);
+    const testPod = { podSelector: { matchLabels: { 'app.kubernetes.io/component': 'test', 'app.kubernetes.io/instance': RELEASE } } };
+    assert.deepEqual(plain(ingress[0]?._from), [{ namespaceSelector: { matchLabels: { name: 'monitoring' } } }, testPod]);
+    const testPodLabels = only<V1Pod>(await docsP, 'Pod').metadata?.labels ?? {};
+    for (const [k, v] of Object.entries(testPod.podSelector.matchLabels)) assert.equal(testPodLabels[k], v, `the helm test pod carries ${k}`);
     assert.deepEqual(egress.map((e) => (e.ports ?? []).map((p) => `${p.port}/${p.protocol}`)), [['443/TCP', '6443/TCP'], ['53/UDP', '53/TCP']]);
     assert.deepEqual(plain(egress[0]?.to), [{ ipBlock: { cidr: '10.0.0.1/32' } }]);
     assert.equal(ofKind(await renderChart(), 'NetworkPolicy').length, 0, 'off by default');
+  });
+
+  test('NetworkPolicy defaults: metrics from the namespace monitoring only, no open port; healthFrom adds a health rule', async () => {
+    const ingressOf = async (networkPolicy: Record<string, unknown>, tests = true): Promise<unknown> =>
+      plain(only<V1NetworkPolicy>(await renderChart({ values: { networkPolicy: { enabled: true, ...networkPolicy }, tests: { enabled: tests } } }), 'NetworkPolicy').spec?.ingress);
+    const monitoring = { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } };
+    const testPod = { podSelector: { matchLabels: { 'app.kubernetes.io/component': 'test', 'app.kubernetes.io/instance': 'sc' } } };
+    const metricsPort = [{ port: 'metrics', protocol: 'TCP' }];
+    assert.deepEqual(await ingressOf({}), [{ ports: metricsPort, _from: [monitoring, testPod] }]);
+    assert.deepEqual(await ingressOf({}, false), [{ ports: metricsPort, _from: [monitoring] }]);
+    // Nobody named: nothing admitted (an empty `from` would admit everyone).
+    assert.deepEqual(await ingressOf({ metricsFrom: [] }), []);
+    const probers = { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'blackbox' } } };
+    assert.deepEqual(await ingressOf({ metricsFrom: [], healthFrom: [probers] }), [{ ports: [{ port: 'health', protocol: 'TCP' }], _from: [probers] }]);
   });
 });
 

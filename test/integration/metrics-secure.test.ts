@@ -2,8 +2,14 @@
 // at start), authenticated by a TokenReview and authorized by a SubjectAccessReview for
 // `get /metrics`. No token: 401; a ServiceAccount without the role: 403; one bound to a ClusterRole
 // like the chart's `<release>-metrics-reader`: the data, and a real Prometheus scrapes it with that token.
+// With --metrics-cert-dir (the chart's certSecret / cert-manager Certificate), a real Prometheus
+// verifies the certificate against its CA for the Service's name, as the chart's ServiceMonitor does,
+// and refuses it for any other name.
 import assert from 'node:assert/strict';
 import { randomBytes, X509Certificate } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { request } from 'node:https';
 import type { TLSSocket } from 'node:tls';
 import { after, before, describe, test } from 'node:test';
@@ -13,6 +19,7 @@ import { type TestNamespace, kubectl, kubectlOk, uniqueNamespace } from './helpe
 import { eventually } from './helpers/eventually.js';
 import { type OperatorProcess, startOperator } from './helpers/operator.js';
 import { PrometheusServer } from './helpers/prometheus-server.js';
+import { selfSignedCertificate } from '../support/self-signed-cert.js';
 
 interface Answer {
   status: number;
@@ -123,5 +130,65 @@ describe('metrics served securely (--metrics-secure)', { timeout: 180_000 }, () 
       },
       { timeoutMs: 30_000 },
     ).catch(async (err: unknown) => assert.fail(`${String(err)}: ${JSON.stringify(await running.targets())}`));
+  });
+});
+
+describe('metrics served with a mounted certificate: a real Prometheus verifies it (the chart\'s ServiceMonitor with certSecret or cert-manager)', { timeout: 180_000 }, () => {
+  // The name the chart's ServiceMonitor verifies: <fullname>-metrics.<namespace>.svc.
+  const SERVICE_NAME = 'sc-secondcron-metrics.secondcron-system.svc';
+  let ns: TestNamespace | undefined;
+  let operator: OperatorProcess | undefined;
+  const proms: PrometheusServer[] = [];
+  let dir = '';
+  const reader = `secondcron-metrics-reader-${randomBytes(3).toString('hex')}`;
+
+  before(async () => {
+    await installCrd(kubectl);
+    ns = await uniqueNamespace('metrics-verified');
+    await kubectlOk(['create', 'serviceaccount', 'prometheus', '-n', ns.name]);
+    await kubectlOk(['create', 'clusterrole', reader, '--verb=get', '--non-resource-url=/metrics']);
+    await kubectlOk(['create', 'clusterrolebinding', reader, `--clusterrole=${reader}`, `--serviceaccount=${ns.name}:prometheus`]);
+    // What cert-manager writes into the Secret: tls.crt, tls.key, ca.crt (here the certificate is its own CA).
+    const cert = await selfSignedCertificate(SERVICE_NAME);
+    dir = mkdtempSync(join(tmpdir(), 'secondcron-metrics-cert-'));
+    writeFileSync(join(dir, 'tls.crt'), cert.cert);
+    writeFileSync(join(dir, 'tls.key'), cert.key);
+    writeFileSync(join(dir, 'ca.crt'), cert.cert);
+    operator = await startOperator({ namespaces: [ns.name], identity: 'verified-0', args: ['--leader-elect=false', '--metrics-secure', '--metrics-cert-dir', dir] });
+  });
+
+  after(async () => {
+    for (const p of proms) await p.stop();
+    await operator?.dispose();
+    await kubectl(['delete', 'clusterrolebinding', reader, '--ignore-not-found']);
+    await kubectl(['delete', 'clusterrole', reader, '--ignore-not-found']);
+    await ns?.cleanup();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('verified for the Service name: up; for another name: down with a certificate error', async () => {
+    assert.ok(operator && ns);
+    const token = (await kubectlOk(['create', 'token', 'prometheus', '-n', ns.name, '--duration=10m'])).trim();
+    const target = `127.0.0.1:${operator.metricsPort}`;
+    const caFile = join(dir, 'ca.crt');
+    const prom = await PrometheusServer.start({
+      scrapeInterval: '1s',
+      jobs: [
+        { name: 'verified', targets: [target], httpsBearerToken: token, verify: { caFile, serverName: SERVICE_NAME } },
+        { name: 'wrong-name', targets: [target], httpsBearerToken: token, verify: { caFile, serverName: 'someone-else.secondcron-system.svc' } },
+      ],
+    });
+    proms.push(prom);
+    await eventually(
+      'the verified job is up with data, the other down for its certificate',
+      async () => {
+        const targets = await prom.targets();
+        const verified = targets.find((t) => t.labels.job === 'verified');
+        const wrong = targets.find((t) => t.labels.job === 'wrong-name');
+        const [leader] = await prom.vector('secondcron_leader{job="verified"}');
+        return verified?.health === 'up' && Number(leader?.value[1]) === 1 && wrong?.health === 'down' && /x509|certificate/.test(wrong.lastError) ? true : undefined;
+      },
+      { timeoutMs: 30_000 },
+    ).catch(async (err: unknown) => assert.fail(`${String(err)}: ${JSON.stringify(await prom.targets())}`));
   });
 });

@@ -75,3 +75,14 @@ test('--help lists every flag with its environment variable', () => {
     assert.ok(text.includes(envName(f.flag)));
   }
 });
+
+test('--metrics-tls-min-version and --metrics-tls-cipher-suites: TLS 1.2 and the AEAD ECDHE suites by default; anything else is refused by name', () => {
+  const c = parseConfig([], {});
+  assert.equal(c.metricsTlsMinVersion, 'VersionTLS12');
+  assert.equal(c.metricsTlsCipherSuites.length, 6);
+  assert.ok(c.metricsTlsCipherSuites.every((n) => /^TLS_ECDHE_(ECDSA|RSA)_WITH_(AES_\d+_GCM_SHA\d+|CHACHA20_POLY1305_SHA256)$/.test(n)), c.metricsTlsCipherSuites.join());
+  const set = parseConfig(['--metrics-tls-min-version', 'VersionTLS13'], { SECONDCRON_METRICS_TLS_CIPHER_SUITES: 'TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384' });
+  assert.deepEqual([set.metricsTlsMinVersion, set.metricsTlsCipherSuites], ['VersionTLS13', ['TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384']]);
+  assert.throws(() => parseConfig(['--metrics-tls-min-version', 'VersionTLS11'], {}), /invalid value "VersionTLS11" for --metrics-tls-min-version \(SECONDCRON_METRICS_TLS_MIN_VERSION\): expected VersionTLS12 or VersionTLS13/);
+  assert.throws(() => parseConfig(['--metrics-tls-cipher-suites', 'TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA'], {}), /invalid value "TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA" for --metrics-tls-cipher-suites/);
+});

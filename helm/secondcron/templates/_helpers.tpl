@@ -99,25 +99,28 @@ guarantees the syntax.
 
 {{/*
 The operator's permissions on the objects it schedules, shared by the ClusterRole (all namespaces)
-and the per-namespace Roles (watchNamespaces). It reads and updates SecondCronJobs (finalizer via
-patch, status via the subresource), creates and prunes the Jobs it owns (a server-side dry run is a
-create too), and records Events. Nothing else: no pods, no secrets, no CRDs.
+and the per-namespace Roles (watchNamespaces): exactly the verbs it sends, as the API server's audit
+log of the integration tests shows (test/integration/helm-install.test.ts). It lists and watches
+SecondCronJobs, patches their finalizers and (through the subresource) their status; lists, watches,
+creates and deletes the Jobs it owns (a server-side dry run is a create too; get when a create's
+answer was lost), and records Events (patch: a repeated Event's count). Nothing else: no update, no
+pods, no secrets, no CRDs.
 */}}
 {{- define "secondcron.operatorRules" -}}
 - apiGroups: ["secondcron.io"]
   resources: ["secondcronjobs"]
-  verbs: ["get", "list", "watch", "patch", "update"]
+  verbs: ["list", "watch", "patch"]
 - apiGroups: ["secondcron.io"]
   resources: ["secondcronjobs/status"]
-  verbs: ["get", "patch", "update"]
+  verbs: ["patch"]
 # Setting a controller ownerReference with blockOwnerDeletion on a Job needs this where the
-# OwnerReferencesPermissionEnforcement admission plugin is on.
+# OwnerReferencesPermissionEnforcement admission plugin is on (an authorization check, not a request).
 - apiGroups: ["secondcron.io"]
   resources: ["secondcronjobs/finalizers"]
   verbs: ["update"]
 - apiGroups: ["batch"]
   resources: ["jobs"]
-  verbs: ["get", "list", "watch", "create", "delete", "patch"]
+  verbs: ["get", "list", "watch", "create", "delete"]
 - apiGroups: [""]
   resources: ["events"]
   verbs: ["create", "patch"]
@@ -134,18 +137,35 @@ create too), and records Events. Nothing else: no pods, no secrets, no CRDs.
 {{- end }}
 
 {{/*
+With metrics.secure, the kubernetes.io/tls Secret the metrics port serves: metrics.certSecret, or the
+one cert-manager writes for metrics.certManager; empty: self-signed at start.
+*/}}
+{{- define "secondcron.metricsCertSecret" -}}
+{{- if .Values.metrics.secure -}}
+{{- if and .Values.metrics.certManager.enabled .Values.metrics.certSecret -}}
+{{- fail "metrics.certManager.enabled and metrics.certSecret: choose one (cert-manager writes its own Secret, <fullname>-metrics-tls)" -}}
+{{- else if .Values.metrics.certManager.enabled -}}
+{{- printf "%s-metrics-tls" (include "secondcron.fullname" .) -}}
+{{- else -}}
+{{- .Values.metrics.certSecret -}}
+{{- end -}}
+{{- end -}}
+{{- end }}
+
+{{/*
 The Secret with the serving certificate's CA for the ServiceMonitor: serviceMonitor.caSecret, else
-certSecret when the ServiceMonitor is in the release namespace (prometheus-operator looks in the
-ServiceMonitor's namespace only); a ServiceMonitor elsewhere without caSecret fails the install.
+the serving Secret when the ServiceMonitor is in the release namespace (prometheus-operator looks in
+the ServiceMonitor's namespace only); a ServiceMonitor elsewhere without caSecret fails the install.
 */}}
 {{- define "secondcron.metricsCASecret" -}}
+{{- $serving := include "secondcron.metricsCertSecret" . -}}
 {{- if .Values.metrics.serviceMonitor.caSecret -}}
 {{- .Values.metrics.serviceMonitor.caSecret -}}
-{{- else if and .Values.metrics.secure .Values.metrics.certSecret -}}
+{{- else if $serving -}}
 {{- if ne (include "secondcron.serviceMonitorNamespace" .) (include "secondcron.namespace" .) -}}
-{{- fail (printf "metrics.serviceMonitor.caSecret is needed: the ServiceMonitor is in namespace %s, and prometheus-operator reads its CA Secret there, but metrics.certSecret %s is in %s" (include "secondcron.serviceMonitorNamespace" .) .Values.metrics.certSecret (include "secondcron.namespace" .)) -}}
+{{- fail (printf "metrics.serviceMonitor.caSecret is needed: the ServiceMonitor is in namespace %s, and prometheus-operator reads its CA Secret there, but the serving certificate's Secret %s is in %s" (include "secondcron.serviceMonitorNamespace" .) $serving (include "secondcron.namespace" .)) -}}
 {{- end -}}
-{{- .Values.metrics.certSecret -}}
+{{- $serving -}}
 {{- end -}}
 {{- end }}
 
@@ -158,16 +178,25 @@ metrics.secure, HTTPS with the token of <fullname>-metrics-scraper (metrics-scra
 path: /metrics
 honorLabels: {{ .Values.metrics.serviceMonitor.honorLabels }}
 {{- if .Values.metrics.secure }}
+scheme: https
+{{- if .Values.metrics.serviceMonitor.scraperTokenSecret }}
 # Prometheus presents the token of <fullname>-metrics-scraper, bound to <fullname>-metrics-reader
 # (metrics-scraper.yaml); prometheus-operator reads the Secret from the monitor's own namespace.
-scheme: https
 authorization:
   type: Bearer
   credentials:
     name: {{ include "secondcron.metricsScraper" . | quote }}
     key: token
+{{- else }}
+{{- if not .Values.metrics.readerSubjects }}
+{{- fail "metrics.secure with a ServiceMonitor or PodMonitor: Prometheus scrapes with its own ServiceAccount's token, so set metrics.readerSubjects to that ServiceAccount (e.g. [{kind: ServiceAccount, name: prometheus-k8s, namespace: monitoring}]), or metrics.serviceMonitor.scraperTokenSecret=true for a token Secret of the chart's own" }}
+{{- end }}
+# Prometheus' own ServiceAccount token, as kube-prometheus scrapes the kubelet and the API server;
+# metrics.readerSubjects binds that ServiceAccount to <fullname>-metrics-reader. Nothing long-lived.
+bearerTokenFile: /var/run/secrets/kubernetes.io/serviceaccount/token
+{{- end }}
 tlsConfig:
-  {{- if .Values.metrics.certSecret }}
+  {{- if include "secondcron.metricsCertSecret" . }}
   serverName: {{ printf "%s-metrics.%s.svc" (include "secondcron.fullname" .) (include "secondcron.namespace" .) | quote }}
   ca:
     secret:

@@ -23,8 +23,13 @@ export async function serviceAccountKubeconfig(cluster: Cluster, namespace: stri
 
 export interface Access {
   verb: string;
-  /** resource[/subresource] or resource.group, as kubectl auth can-i takes it. */
+  /** resource or resource.group, as kubectl auth can-i takes it. */
   resource: string;
+  /**
+   * status, finalizers, exec…: passed as --subresource (kubectl reads "resource/x" as the object
+   * named x, so "secondcronjobs/status" would ask about the resource itself).
+   */
+  subresource?: string;
   /** Omitted: cluster-wide (--all-namespaces for namespaced resources). */
   namespace?: string;
   /** A resource name (for rules limited by resourceNames). */
@@ -32,14 +37,15 @@ export interface Access {
 }
 
 export function describeAccess(a: Access): string {
-  return `${a.verb} ${a.resource}${a.name ? '/' + a.name : ''} ${a.namespace ? 'in ' + a.namespace : 'cluster-wide'}`;
+  return `${a.verb} ${a.resource}${a.subresource ? ' subresource ' + a.subresource : ''}${a.name ? ' named ' + a.name : ''} ${a.namespace ? 'in ' + a.namespace : 'cluster-wide'}`;
 }
 
 /** `kubectl auth can-i` as `user` (impersonated by the admin): true = yes, false = no. */
 export async function canI(cluster: Cluster, user: string, a: Access): Promise<boolean> {
   const target = a.name ? `${a.resource}/${a.name}` : a.resource;
   const scope = a.namespace ? ['-n', a.namespace] : ['--all-namespaces'];
-  const res = await cluster.kubectl(['auth', 'can-i', a.verb, target, ...scope, '--as', user]);
+  const sub = a.subresource ? ['--subresource', a.subresource] : [];
+  const res = await cluster.kubectl(['auth', 'can-i', a.verb, target, ...scope, ...sub, '--as', user]);
   const answer = res.stdout.trim();
   // Exit code 0 = yes, 1 = no; anything else (or an unexpected answer) is an error, not a "no".
   if (res.code === 0 && answer === 'yes') return true;

@@ -19,8 +19,10 @@ export interface ScrapeJob {
   labels?: Record<string, string>;
   /** Keep the scraped labels on a clash with target labels (the per-schedule gauges' namespace). */
   honorLabels?: boolean;
-  /** Scrape over HTTPS with this bearer token, not verifying the (self-signed) certificate. */
+  /** Scrape over HTTPS with this bearer token, not verifying the (self-signed) certificate unless `verify` says how. */
   httpsBearerToken?: string;
+  /** With httpsBearerToken: verify the certificate against this CA file, for this name (tls_config ca_file, server_name). */
+  verify?: { caFile: string; serverName: string };
   /**
    * Instead of targets: a file_sd file (JSON target groups) that Prometheus re-reads whenever it
    * changes. Debian's Prometheus is built without Kubernetes discovery; tests that follow a
@@ -34,7 +36,11 @@ function scrapeConfig(j: ScrapeJob): Record<string, unknown> {
     job_name: j.name,
     honor_labels: j.honorLabels ?? false,
     ...(j.httpsBearerToken
-      ? { scheme: 'https', authorization: { type: 'Bearer', credentials: j.httpsBearerToken }, tls_config: { insecure_skip_verify: true } }
+      ? {
+        scheme: 'https',
+        authorization: { type: 'Bearer', credentials: j.httpsBearerToken },
+        tls_config: j.verify ? { ca_file: j.verify.caFile, server_name: j.verify.serverName } : { insecure_skip_verify: true },
+      }
       : {}),
   };
   if (j.targetsFile) return { ...common, file_sd_configs: [{ files: [j.targetsFile], refresh_interval: '1s' }] };

@@ -6,6 +6,7 @@ import { test } from 'node:test';
 
 import { FakeClock } from '../../../src/clock/fake-clock.js';
 import { ApiError } from '../../../src/kube/api-error.js';
+import { REMINDER_MS } from '../../../src/kube/repeated-warnings.js';
 import type { RequestOptions } from '../../../src/kube/rest.js';
 import { createLogger } from '../../../src/log.js';
 import { type AuthDecision, type AuthOutcome, MetricsAuthorizer } from '../../../src/http/metrics-auth.js';
@@ -185,4 +186,18 @@ test('thousands of junk tokens do not push the real scraper out of the caches', 
   const before = s.rest.requests.length;
   assert.deepEqual(await scrape(s.authz, PROMETHEUS), { status: 200 });
   assert.equal(s.rest.requests.length, before, 'answered from the cache');
+});
+
+test('a failing review is logged once per distinct error, then reminded of every few minutes, not once per request', async () => {
+  const s = setup();
+  s.rest.on('create', TR, () => {
+    throw new ApiError(0, 'NetworkError', 'create /apis/authentication.k8s.io/v1/tokenreviews: connect ECONNREFUSED');
+  });
+  const warnings = (): string[] => s.logs.filter((l) => l.includes('"level":"warn"'));
+  for (let i = 0; i < 50; i++) assert.deepEqual(await scrape(s.authz, `junk-${i}`), { status: 500 });
+  assert.equal(warnings().length, 1, warnings().join('\n'));
+  s.clock.advance(REMINDER_MS);
+  assert.deepEqual(await scrape(s.authz, 'junk-again'), { status: 500 });
+  assert.equal(warnings().length, 2);
+  assert.match(warnings()[1] ?? '', /still failing: 50 more times/);
 });

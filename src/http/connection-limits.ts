@@ -1,0 +1,81 @@
+// How long and how many connections anyone who reaches a port may hold. Node's defaults bound almost
+// nothing: a TCP connection that never sends a byte, a TLS handshake followed by silence, and
+// `GET / HTTP/1.1\r\n` followed by silence were all still open after 330 s (issue 34), each holding
+// ~42 KiB, on the one thread that also runs the second-granularity scheduler.
+//
+// The values are controller-runtime's metrics/probe server's (pkg/internal/httpserver.New):
+//   ReadHeaderTimeout 32 s, IdleTimeout 90 s, MaxHeaderBytes 1 MiB,
+// and where Go bounds something Node does not by the same setting, the nearest Node knob:
+// - Go's ReadHeaderTimeout runs from the moment it starts reading a request, so a silent connection
+//   is closed after it. Node's headersTimeout only starts at the first byte of a request; the
+//   socket inactivity timeout (server.timeout) closes the silent ones, with the same 32 s.
+// - Go's TLS handshake deadline is the smallest of its read timeouts, here 32 s; a handshake takes
+//   milliseconds, so 10 s (net/http's DefaultTransport TLSHandshakeTimeout) is ample.
+// - Header bytes: Node's own 16 KiB, not Go's 1 MiB; a bearer token is 1–2 KiB, and 1 MiB per
+//   connection times the connection cap would be the chart's whole memory limit.
+// - Go has no connection cap; Node's maxConnections closes each connection beyond it at once. Each
+//   server has its own, so a flood of the metrics port cannot starve the kubelet's probes.
+import type { Server } from 'node:http';
+
+export interface ConnectionLimits {
+  /** From the first byte of a request until its headers are complete (Node's headersTimeout). */
+  headersTimeoutMs: number;
+  /** From the first byte of a request until all of it is received (Node's requestTimeout). */
+  requestTimeoutMs: number;
+  /** No byte read or written for this long while a request is awaited or in progress: closed. */
+  inactivityTimeoutMs: number;
+  /** Between requests on a kept-alive connection (Go's IdleTimeout). */
+  keepAliveTimeoutMs: number;
+  /** From accept until the TLS handshake is complete (HTTPS only). */
+  tlsHandshakeTimeoutMs: number;
+  /** How often Node checks requests against headersTimeout and requestTimeout. */
+  checkIntervalMs: number;
+  maxHeaderBytes: number;
+  maxHeadersCount: number;
+  /** Connections held at once (including ones mid-handshake); the one beyond is closed at accept. */
+  maxConnections: number;
+}
+
+/** controller-runtime's ReadHeaderTimeout. */
+export const READ_HEADER_TIMEOUT_MS = 32_000;
+/** controller-runtime's IdleTimeout ("matches http.DefaultTransport keep-alive timeout"). */
+export const IDLE_TIMEOUT_MS = 90_000;
+
+const COMMON = {
+  headersTimeoutMs: READ_HEADER_TIMEOUT_MS,
+  // A GET has no body, so this is met with the headers; it bounds a POST that trickles a body.
+  requestTimeoutMs: 2 * READ_HEADER_TIMEOUT_MS,
+  inactivityTimeoutMs: READ_HEADER_TIMEOUT_MS,
+  keepAliveTimeoutMs: IDLE_TIMEOUT_MS,
+  tlsHandshakeTimeoutMs: 10_000,
+  // Node's default is 30 s, which would let a request outlive headersTimeout by up to that much.
+  checkIntervalMs: 1_000,
+  maxHeaderBytes: 16 * 1024,
+  maxHeadersCount: 64,
+} as const;
+
+/**
+ * Prometheus keeps one connection per target (two with an HA pair); 256 leaves room for every scraper
+ * a cluster has, and at ~42 KiB each is ~10 MiB.
+ */
+export const METRICS_LIMITS: ConnectionLimits = { ...COMMON, maxConnections: 256 };
+/** The kubelet opens one connection per probe and closes it. */
+export const HEALTH_LIMITS: ConnectionLimits = { ...COMMON, maxConnections: 32 };
+
+/** Options for http.createServer / https.createServer (the ones only settable at construction). */
+export function httpOptions(limits: ConnectionLimits): { headersTimeout: number; requestTimeout: number; connectionsCheckingInterval: number; maxHeaderSize: number } {
+  return {
+    headersTimeout: limits.headersTimeoutMs,
+    requestTimeout: limits.requestTimeoutMs,
+    connectionsCheckingInterval: limits.checkIntervalMs,
+    maxHeaderSize: limits.maxHeaderBytes,
+  };
+}
+
+/** The limits that are properties of the server. */
+export function applyLimits(server: Server, limits: ConnectionLimits): void {
+  server.timeout = limits.inactivityTimeoutMs;
+  server.keepAliveTimeout = limits.keepAliveTimeoutMs;
+  server.maxHeadersCount = limits.maxHeadersCount;
+  server.maxConnections = limits.maxConnections;
+}
