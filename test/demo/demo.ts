@@ -93,7 +93,7 @@ async function main(): Promise<void> {
   await watchJobs();
 
   await kubectl(['apply', '-n', 'default', '-f', 'examples/']);
-  say('applied examples/: heartbeat (every 5 s), berlin-report (*/10 s, Europe/Berlin) and campaign-digest (a schedules list in a 2027 window: no Jobs yet) and sync (Enqueue: every 10 s, never two at once)');
+  say('applied examples/: heartbeat (every 5 s), berlin-report (*/10 s, Europe/Berlin), campaign-digest (a schedules list in a 2027 window: no Jobs yet) and sync (Enqueue: every 10 s, never two at once)');
   say(durationMs ? `running for ${durationMs / 1000} s…` : 'running until Ctrl-C…');
 
   // Show a graceful handover once: SIGTERM the leader, then bring it back as a follower.
