@@ -250,11 +250,10 @@ export class Controller {
     await step(() => this.housekeeping.ensureFinalizer(scj));
     if (rec.compiled.ok) await step(() => this.housekeeping.judgeTemplate(scj, rec));
     await step(() => this.housekeeping.prune(scj, rec, prune));
-    const lookUpInMs = await step(() => this.executor.lookUpMissing(key, scj, rec));
+    await step(() => this.executor.lookUpMissing(key, scj, rec));
     const statusInMs = await step(() => this.statuses.update(key, scj, rec));
     if (failures.length > 0) throw failures[0];
-    const again = Math.min(lookUpInMs ?? Number.POSITIVE_INFINITY, statusInMs ?? Number.POSITIVE_INFINITY);
-    return Number.isFinite(again) ? { requeueAfterMs: again } : undefined;
+    return statusInMs !== undefined ? { requeueAfterMs: statusInMs } : undefined;
   }
 
   /** Keeps the scheduler's entry in line with the spec, on every replica (followers stay warm). */

@@ -7,7 +7,7 @@
 // The ledger always says what the creator does: a create is dropped from the ledger only when the
 // creator confirms that it dropped it (it was not on the wire), and the ledger records a create only
 // once the creator took it.
-import type { MonotonicClock, WallClock } from '../clock/clock.js';
+import type { MonotonicClock, Timers, WallClock } from '../clock/clock.js';
 import { isNotFound } from '../kube/api-error.js';
 import type { RestClient } from '../kube/rest.js';
 import { objectKey } from '../kube/types.js';
@@ -42,6 +42,7 @@ export interface ExecutorDeps {
   metrics: Metrics;
   wall: WallClock;
   mono: MonotonicClock;
+  timers: Timers;
   log: Logger;
   /** Queues the key for a reconcile; never runs it here. */
   requeue: (key: string) => void;
@@ -163,7 +164,7 @@ export class Executor {
         const jobName = answer.job.metadata.name;
         // Seen by Forbid/Replace and status before the watch event arrives.
         if (!this.d.jobs.has(key, jobName)) {
-          rec.ledger.expect({ job: slimJob(answer.job), confirmed: true, lookUpAtMonoMs: this.d.mono.nowMs() + MISSING_JOB_LOOKUP_MS });
+          this.expectUntil(key, rec, { job: slimJob(answer.job), confirmed: true }, MISSING_JOB_LOOKUP_MS);
         }
         if (scj) this.d.events.record(scj, 'Normal', 'SuccessfulCreate', `Created job ${jobName}`);
         this.d.log.debug('job created', { key, job: jobName, latencyMs: answer.ackMs - slotMs });
@@ -194,7 +195,16 @@ export class Executor {
           this.expect(rec, scj, slotMs, {});
         }
     }
-    this.d.requeue(key);
+    // A Job created with nothing due behind it needs no decision: its watch event brings the key back
+    // for status (one reconcile per Job fewer).
+    if (answer.kind !== 'created' || this.slotDue(rec)) this.d.requeue(key);
+  }
+
+  /** A slot after the decided ones has fallen due (its fire may have come while the create was on the wire). */
+  private slotDue(rec: ScheduleRecord): boolean {
+    if (!rec.compiled.ok) return false;
+    const next = rec.compiled.source.next(rec.ledger.decidedThroughMs);
+    return next !== null && next <= this.d.wall.nowMs();
   }
 
   /** The Job cache shows a Job of this schedule. */
@@ -216,7 +226,7 @@ export class Executor {
     let lookUp = false;
     for (const e of rec.ledger.expected.values()) {
       if (this.d.jobs.has(key, e.job.metadata.name)) continue;
-      rec.ledger.expect({ ...e, lookUpAtMonoMs: this.d.mono.nowMs() });
+      this.expectUntil(key, rec, e, 0);
       lookUp = true;
     }
     return lookUp;
@@ -251,19 +261,12 @@ export class Executor {
   /**
    * Looks up the expected Jobs whose time has come; settles each: still there (kept), ours after an
    * AlreadyExists (adopted) or someone else's (an error), gone (forgotten; the slot counted when its
-   * create had given up). Returns in how many ms the next lookup is due, if any.
+   * create had given up). A lookup not due yet has a timer that queues the key (expectUntil).
    */
-  async lookUpMissing(key: string, scj: SecondCronJob, rec: ScheduleRecord): Promise<number | undefined> {
+  async lookUpMissing(key: string, scj: SecondCronJob, rec: ScheduleRecord): Promise<void> {
     const now = this.d.mono.nowMs();
-    let nextInMs: number | undefined;
-    const due: ExpectedJob[] = [];
-    for (const e of rec.ledger.expected.values()) {
-      if (this.lookingUp.has(`${key}/${e.job.metadata.name}`)) continue;
-      if (e.lookUpAtMonoMs <= now) due.push(e);
-      else nextInMs = Math.min(nextInMs ?? Number.POSITIVE_INFINITY, e.lookUpAtMonoMs - now);
-    }
+    const due = [...rec.ledger.expected.values()].filter((e) => e.lookUpAtMonoMs <= now && !this.lookingUp.has(`${key}/${e.job.metadata.name}`));
     await Promise.all(due.map((e) => this.lookUp(key, scj, rec, e)));
-    return nextInMs;
   }
 
   private async lookUp(key: string, scj: SecondCronJob, rec: ScheduleRecord, e: ExpectedJob): Promise<void> {
@@ -277,7 +280,7 @@ export class Executor {
       if (!isNotFound(err)) {
         // No verdict: the Job may exist. Looked up again later; nothing is counted meanwhile.
         this.d.log.warn('could not look up a Job the cache has not shown; trying again', { key, job: name, err });
-        if (rec.ledger.expected.get(name) === e) rec.ledger.expect({ ...e, lookUpAtMonoMs: this.d.mono.nowMs() + MISSING_JOB_LOOKUP_MS });
+        if (rec.ledger.expected.get(name) === e) this.expectUntil(key, rec, e, MISSING_JOB_LOOKUP_MS);
         return;
       }
     } finally {
@@ -287,7 +290,7 @@ export class Executor {
     const slotMs = jobSlotMs(e.job);
     if (found) {
       if (e.adoptOnly || !e.confirmed) this.adoptOrRefuse(scj, rec, slotMs, slimJob(found));
-      else rec.ledger.expect({ ...e, job: slimJob(found), lookUpAtMonoMs: this.d.mono.nowMs() + MISSING_JOB_LOOKUP_MS });
+      else this.expectUntil(key, rec, { ...e, job: slimJob(found) }, MISSING_JOB_LOOKUP_MS);
     } else {
       rec.ledger.forgetExpected(name);
       if (e.missedIfAbsent) this.createFailed(scj, slotMs, e.missedIfAbsent, undefined);
@@ -303,7 +306,7 @@ export class Executor {
     if (isOwnedBy(job, scj)) {
       rec.ledger.jobFound(slotMs);
       if (this.d.jobs.has(objectKey(scj), name)) rec.ledger.forgetExpected(name);
-      else rec.ledger.expect({ job, confirmed: true, lookUpAtMonoMs: this.d.mono.nowMs() + MISSING_JOB_LOOKUP_MS });
+      else this.expectUntil(objectKey(scj), rec, { job, confirmed: true }, MISSING_JOB_LOOKUP_MS);
       return;
     }
     rec.ledger.forgetExpected(name);
@@ -313,7 +316,21 @@ export class Executor {
 
   /** The Job of a slot whose create was given up on with an unknown outcome (or dropped), looked up now. */
   private expect(rec: ScheduleRecord, scj: SecondCronJob, slotMs: number, opts: Pick<ExpectedJob, 'missedIfAbsent' | 'adoptOnly'>): void {
-    rec.ledger.expect({ job: assumedJob(scj, slotMs), confirmed: false, lookUpAtMonoMs: this.d.mono.nowMs(), ...opts });
+    this.expectUntil(objectKey(scj), rec, { job: assumedJob(scj, slotMs), confirmed: false, ...opts }, 0);
+  }
+
+  /**
+   * Expects the Job, to be looked up in `inMs` unless the cache shows it first. The key is queued then
+   * only if it is still expected: the watch shows almost every created Job within milliseconds, and a
+   * reconcile 3 s after each of them would be one more per Job for nothing.
+   */
+  private expectUntil(key: string, rec: ScheduleRecord, entry: Omit<ExpectedJob, 'lookUpAtMonoMs'>, inMs: number): void {
+    const expected: ExpectedJob = { ...entry, lookUpAtMonoMs: this.d.mono.nowMs() + inMs };
+    rec.ledger.expect(expected);
+    if (inMs <= 0) return; // the caller queues the key
+    this.d.timers.set(inMs, () => {
+      if (rec.ledger.expected.get(expected.job.metadata.name) === expected) this.d.requeue(key);
+    });
   }
 
   // ---- deletes and counts -------------------------------------------------------------------

@@ -6,6 +6,7 @@
 import { FakeClock } from '../../../../src/clock/fake-clock.js';
 import type { SecondCronJob } from '../../../../src/api/resources.js';
 import { jobSlotMs } from '../../../../src/controller/job-state.js';
+import { mulberry32 } from '../../../support/prng.js';
 import { type CreateFault, FakeApiServer } from './fake-api-server.js';
 import { LEASE_DURATION_MS, RETRY_PERIOD_MS, Replica } from './replica.js';
 
@@ -294,16 +295,4 @@ export class World {
 /** Lets every promise chain run out (each setImmediate turn runs the whole microtask queue first). */
 async function flushAll(): Promise<void> {
   for (let i = 0; i < 3; i++) await new Promise((r) => setImmediate(r));
-}
-
-/** A small seeded PRNG: the world's jitter (answer delays, Retry-After) repeats with the seed. */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
 }
