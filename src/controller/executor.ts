@@ -26,7 +26,8 @@ import type { ScheduleRecord } from './schedule-records.js';
 import { slimJob } from './slim.js';
 import { dueSlots } from './slots/due-slots.js';
 import type { ExpectedJob } from './slots/ledger.js';
-import { type Missed, plan } from './slots/plan.js';
+import { type Missed, lastDecidedMs, plan } from './slots/plan.js';
+import { hashOfScheduleSpec } from './slots/schedule-hash.js';
 import { rfc3339 } from './status.js';
 
 export interface ExecutorDeps {
@@ -118,17 +119,18 @@ export class Executor {
    * slot of the old schedule that was due and not decided yet is counted now (I7), up to `countUntilMs`
    * (a suspension: the slots after it are neither run nor counted, I6); no slot of it fires afterwards.
    */
-  scheduleChanged(scj: SecondCronJob, rec: ScheduleRecord, oldSource: SlotSource | undefined, countUntilMs: number, nowMs: number): void {
+  scheduleChanged(scj: SecondCronJob, rec: ScheduleRecord, old: { source: SlotSource; spec: string } | undefined, countUntilMs: number, nowMs: number): void {
     const ledger = rec.ledger;
     if (ledger.queuedSlotMs !== undefined) {
       // The waiting slot was the old schedule's: it does not run now.
       this.missed(scj, { reason: 'late', count: 1, slotMs: ledger.queuedSlotMs });
       ledger.queue(undefined);
     }
-    if (oldSource) {
-      const outstanding = ledger.create?.slotMs;
-      const from = Math.max(ledger.decidedThroughMs, Date.parse(scj.metadata.creationTimestamp), outstanding ?? Number.NEGATIVE_INFINITY);
-      const due = dueSlots(oldSource, from, Math.min(countUntilMs, nowMs));
+    if (old) {
+      // Decided before: by this replica, or by a leader before it for the old schedule (its status).
+      const decided = lastDecidedMs(scj, this.ownedJobs(objectKey(scj), scj, rec), ledger.decidedThroughMs, hashOfScheduleSpec(old.spec));
+      const from = Math.max(decided, ledger.create?.slotMs ?? Number.NEGATIVE_INFINITY);
+      const due = dueSlots(old.source, from, Math.min(countUntilMs, nowMs));
       if (due) this.missed(scj, { reason: 'late', count: due.olderCount + 1, slotMs: due.firstMs });
     }
     ledger.scheduleChanged(nowMs);

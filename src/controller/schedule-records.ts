@@ -109,11 +109,11 @@ export class ScheduleRecords {
       const changed = rec.scheduleSpec !== scheduleSpec || seen.scheduleChangedMs !== undefined;
       const resumed = !suspended && (rec.suspended || seen.suspendedMs !== undefined);
       if (changed || resumed) {
-        const oldSource = rec.compiled.ok && !rec.suspended ? rec.compiled.source : undefined;
+        const old = rec.compiled.ok && !rec.suspended ? { source: rec.compiled.source, spec: rec.scheduleSpec } : undefined;
         // Slots of the old schedule are counted up to the moment the edit (or the suspension) was seen.
         const until = Math.min(seen.scheduleChangedMs ?? nowMs, seen.suspendedMs ?? nowMs);
         // Counted by the leader only; a follower just moves its ledger on (it may lead next).
-        if (this.d.isLeader()) this.d.executor.scheduleChanged(scj, rec, oldSource, until, nowMs);
+        if (this.d.isLeader()) this.d.executor.scheduleChanged(scj, rec, old, until, nowMs);
         else rec.ledger.scheduleChanged(nowMs);
       }
       rec.generation = scj.metadata.generation;

@@ -165,10 +165,10 @@ function prunable(inp: PlanInput, live: readonly Job[]): Job[] {
  * hash the same (a template or history edit changes no slot); a status without the hash (written by an
  * older version) only for its own generation.
  */
-function persistedDecidedMs(scj: SecondCronJob): number {
+function persistedDecidedMs(scj: SecondCronJob, hash: string = scheduleHash(scj)): number {
   const status = scj.status;
   const lastSchedule = Date.parse(status?.lastScheduleTime ?? '');
-  const sameSchedule = status?.scheduleHash !== undefined ? status.scheduleHash === scheduleHash(scj) : status?.observedGeneration === scj.metadata.generation;
+  const sameSchedule = status?.scheduleHash !== undefined ? status.scheduleHash === hash : status?.observedGeneration === scj.metadata.generation;
   const next = sameSchedule ? Date.parse(status?.nextScheduleTime ?? '') - 1 : Number.NaN;
   return Math.max(Number.isNaN(lastSchedule) ? Number.NEGATIVE_INFINITY : lastSchedule, Number.isNaN(next) ? Number.NEGATIVE_INFINITY : next);
 }
@@ -176,10 +176,10 @@ function persistedDecidedMs(scj: SecondCronJob): number {
 /**
  * The latest instant through which every slot is known to be decided: by this replica (its ledger), or
  * by any leader before it, as its status and Jobs show. nextScheduleTime is written as the first slot a
- * leader had not decided.
+ * leader had not decided; `hash`: the schedule it must have been written for (default: the spec's).
  */
-function lastDecidedMs(scj: SecondCronJob, jobs: readonly Job[], ledgerDecidedMs: number): number {
-  let known = Math.max(Date.parse(scj.metadata.creationTimestamp), ledgerDecidedMs, persistedDecidedMs(scj));
+export function lastDecidedMs(scj: SecondCronJob, jobs: readonly Job[], ledgerDecidedMs: number, hash?: string): number {
+  let known = Math.max(Date.parse(scj.metadata.creationTimestamp), ledgerDecidedMs, persistedDecidedMs(scj, hash));
   for (const j of jobs) {
     const slot = jobSlotMs(j);
     if (slot > known) known = slot;

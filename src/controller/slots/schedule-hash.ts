@@ -12,5 +12,10 @@ export function scheduleSpecOf(scj: SecondCronJob): string {
 }
 
 export function scheduleHash(scj: SecondCronJob): string {
-  return createHash('sha256').update(scheduleSpecOf(scj)).digest('hex').slice(0, 16);
+  return hashOfScheduleSpec(scheduleSpecOf(scj));
+}
+
+/** The hash of a scheduleSpecOf() string (an older spec the controller remembers). */
+export function hashOfScheduleSpec(spec: string): string {
+  return createHash('sha256').update(spec).digest('hex').slice(0, 16);
 }

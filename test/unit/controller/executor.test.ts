@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
 import { FINALIZER, type Job } from '../../../src/api/resources.js';
+import { scheduleHash } from '../../../src/controller/slots/schedule-hash.js';
 import { ApiError } from '../../../src/kube/api-error.js';
 import type { RequestOptions } from '../../../src/kube/rest.js';
 import { ControllerHarness, JOBS_PATH, sec } from './controller-harness.js';
@@ -124,4 +125,18 @@ test('a Job being deleted is active until it is gone: Forbid waits for it (as up
   await h.advance(2_000);
   assert.deepEqual(sentSlots(h), []);
   assert.equal(total(await h.missed()), 2);
+});
+
+test('a schedule edit seen by a new leader counts only the old schedule\'s slots after what its predecessor decided', async () => {
+  const h = new ControllerHarness();
+  h.clock.advance(100_000); // 10:01:40.5; a previous leader decided through 10:01:40 (its status says so)
+  const old = withFinalizer({ intervalSeconds: 1 });
+  const status = { lastScheduleTime: '2026-12-02T10:01:40Z', nextScheduleTime: '2026-12-02T10:01:41Z', scheduleHash: scheduleHash(old) };
+  h.leadership.leader = false; // a follower sees the old spec first
+  await h.apply({ ...old, status });
+  h.leadership.leader = true;
+  h.controller.startedLeading();
+  await h.apply({ ...withFinalizer({ intervalSeconds: 5 }, { generation: 2, resourceVersion: '2' }), status });
+  await h.advance(100);
+  assert.deepEqual(await missed(h), {}, 'nothing of the old schedule was due and undecided');
 });
