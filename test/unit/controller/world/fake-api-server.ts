@@ -63,6 +63,12 @@ export class FakeApiServer {
   private rv = 1;
   private uid = 0;
   private maxSlotReceived = Number.NEGATIVE_INFINITY;
+  /**
+   * A schedule edited after the wall clock stepped back by this much starts anew at instants the old
+   * schedule had already decided: its slots may come that much before the newest slot sent (a known
+   * limit, in the closing note of issue 32). 0 otherwise.
+   */
+  reorderToleranceMs = 0;
 
   constructor(
     private readonly clock: FakeClock,
@@ -169,7 +175,7 @@ export class FakeApiServer {
     const body = structuredClone(opts.body as Job);
     const name = body.metadata.name;
     const slotMs = jobSlotMs(body);
-    if (slotMs < this.maxSlotReceived) this.violations.push(`I4: ${replica} sent a create for slot ${iso(slotMs)} after one for ${iso(this.maxSlotReceived)}`);
+    if (slotMs < this.maxSlotReceived - this.reorderToleranceMs) this.violations.push(`I4: ${replica} sent a create for slot ${iso(slotMs)} after one for ${iso(this.maxSlotReceived)}`);
     this.maxSlotReceived = Math.max(this.maxSlotReceived, slotMs);
     const record: CreateRecord = { name, slotMs, atMonoMs: this.clock.mono.nowMs(), replica, stored: false };
     this.creates.push(record);

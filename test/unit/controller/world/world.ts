@@ -60,6 +60,8 @@ export class World {
   readonly seen = { crash: 0, pause: 0, handover: 0, handoverTimedOut: 0, suspended: 0, edited: 0, clockStep: 0, unknownThenLeadershipLost: 0 };
   private random: () => number;
   private generation = 0;
+  /** The largest backwards step of the wall clock so far. */
+  private steppedBackMs = 0;
 
   constructor(readonly opts: WorldOptions) {
     this.random = mulberry32(opts.seed);
@@ -168,6 +170,7 @@ export class World {
         break;
       case 'editSchedule':
         this.seen.edited++;
+        this.server.reorderToleranceMs = this.steppedBackMs;
         this.server.editSpec((spec) => ({ ...spec, intervalSeconds: step.intervalSeconds }));
         break;
       case 'editHistory':
@@ -178,6 +181,7 @@ export class World {
         break;
       case 'stepClock':
         this.seen.clockStep++;
+        this.steppedBackMs = Math.max(this.steppedBackMs, -step.ms);
         this.clock.stepWall(step.ms);
         break;
       case 'deletesFail':
