@@ -188,8 +188,9 @@ export class Executor {
         break;
       case 'not_leader':
         if (!scj) break;
-        if (slotMs <= rec.ledger.scheduleChangedMs) {
-          // A slot of a schedule that has changed since: nobody decides it again.
+        if (slotMs <= rec.ledger.scheduleChangedMs || slotMs <= lastDecidedMs(scj, [], Number.NEGATIVE_INFINITY)) {
+          // A slot of a schedule that has changed since, or one the written status already claims as
+          // decided (a next leader reads it back so): nobody decides it again, it is counted here.
           if (answer.maybeStored) this.expect(rec, scj, slotMs, { missedIfAbsent: 'late' });
           else this.missed(scj, { reason: 'late', count: 1, slotMs });
         } else if (answer.maybeStored) {
