@@ -175,6 +175,7 @@ export class Executor {
       case 'already_exists':
         // Ours only if we control it (a retry after an unknown outcome, or another leader's create):
         // looked up at once, unless the cache holds it already.
+        if (scj && name && rec.ledger.lastScheduledMs === slotMs) break; // the cache showed it, ours
         if (scj && name && !this.d.jobs.has(key, name)) this.expect(rec, scj, slotMs, { adoptOnly: true });
         else if (scj && name) this.adoptOrRefuse(scj, rec, slotMs, this.d.jobs.jobsOf(key).find((j) => j.metadata.name === name));
         break;
@@ -213,10 +214,13 @@ export class Executor {
   /** The Job cache shows a Job of this schedule. */
   jobObserved(key: string, job: Job): void {
     const rec = this.d.records.get(key);
-    if (!rec) return;
-    // The outstanding create's Job was stored after all (an answer lost or not come yet): never sent
+    if (!rec || !rec.ledger.jobObserved(job)) return;
+    // The outstanding create's Job was stored after all (an answer lost or not come yet): the slot has
+    // its Job (status says so even if a TTL deletes it before the answer comes), and it is never sent
     // again. One waiting to retry ends now; one on the wire ends with its answer.
-    if (rec.ledger.jobObserved(job) && this.d.creator.jobExists(key)) this.ended(key, jobSlotMs(job), { kind: 'already_exists', ackMs: this.d.wall.nowMs() });
+    const scj = this.d.scjs.get(key);
+    if (scj && isOwnedBy(job, scj)) rec.ledger.jobFound(jobSlotMs(job));
+    if (this.d.creator.jobExists(key)) this.ended(key, jobSlotMs(job), { kind: 'already_exists', ackMs: this.d.wall.nowMs() });
   }
 
   jobGone(key: string, job: Job): void {
