@@ -121,6 +121,9 @@ async function counts(): Promise<Counts> {
   return {
     missed: await everyPod(`secondcron_triggers_missed_total{namespace="${ns.name}"}`),
     alreadyExists: await everyPod(`secondcron_jobs_created_total{namespace="${ns.name}",result="already_exists"}`),
+    // Not compared per schedule here (one schedule, tick): the sum is its count.
+    missedBySchedule: {},
+    perScheduleExported: false,
   };
 }
 
