@@ -172,3 +172,43 @@ export async function auditedJobWrites(f: JobWriteFilter, opts: { path?: string;
   if (!existsSync(path)) throw new Error(`no audit log at ${path}`);
   return selectJobWrites(parseAuditJobWrites(readFileSync(path, 'utf8')), f);
 }
+
+/**
+ * Replace (DESIGN §3, I3) as the API server saw it: each stored create of `owner`'s Jobs, in slot
+ * order, must come after an accepted (2xx) delete of the Job stored before it, answered before the
+ * create was received, unless `wasActive` says that Job was no longer active then (finished, or gone).
+ * The first stored create has no predecessor here.
+ */
+export function replaceOrderProblems(writes: readonly AuditedJobWrite[], owner: string, wasActive: (name: string, atMs: number) => boolean = () => true): string[] {
+  const stored = writes.filter((w) => w.verb === 'create' && w.code === 201 && ownerOfJobName(w.name) === owner).sort((a, b) => slotOfJobName(a.name) - slotOfJobName(b.name));
+  const problems: string[] = [];
+  for (const [i, create] of stored.entries()) {
+    const previous = stored[i - 1];
+    if (previous === undefined || !wasActive(previous.name, create.receivedMs)) continue;
+    const deletes = writes.filter((w) => w.verb === 'delete' && w.name === previous.name);
+    const accepted = deletes.find((d) => d.code >= 200 && d.code < 300 && d.answeredMs <= create.receivedMs);
+    if (!accepted) {
+      const seen = deletes.map((d) => `${d.code} answered ${Math.round(d.answeredMs - create.receivedMs)} ms after`).join(', ') || 'none';
+      problems.push(`${create.name} created while ${previous.name} was active and not deleted first (its deletes: ${seen})`);
+    }
+  }
+  return problems;
+}
+
+/**
+ * I4 as seen on the wire: per schedule, a create for a slot received after a create for a newer
+ * slot of the same schedule (a superseded create sent again). `creates` in the order received.
+ */
+export function supersededCreateProblems(creates: readonly { name: string; receivedMs: number; status?: number; code?: number }[]): string[] {
+  const newest = new Map<string, { slot: number; name: string }>();
+  const problems: string[] = [];
+  for (const c of [...creates].sort((a, b) => a.receivedMs - b.receivedMs)) {
+    const owner = ownerOfJobName(c.name);
+    const slot = slotOfJobName(c.name);
+    if (owner === undefined || Number.isNaN(slot)) continue;
+    const n = newest.get(owner);
+    if (n && slot < n.slot) problems.push(`${c.name} sent (answered ${c.code ?? c.status ?? '?'}) after ${n.name}, a newer slot's create`);
+    else newest.set(owner, { slot, name: c.name });
+  }
+  return problems;
+}

@@ -9,9 +9,11 @@ import {
   createProblems,
   describeJobWrites,
   ownerOfJobName,
+  replaceOrderProblems,
   parseAuditJobWrites,
   selectJobWrites,
   slotOfJobName,
+  supersededCreateProblems,
 } from '../../integration/helpers/audit-creates.js';
 
 const OPERATOR = 'secondcron/0.1.0 (replica-0)';
@@ -131,4 +133,37 @@ test('Job names: owner and slot', () => {
   assert.equal(slotOfJobName('my-scj-1733331600'), 1733331600_000);
   assert.equal(ownerOfJobName('nodigits'), undefined);
   assert.ok(Number.isNaN(slotOfJobName('nodigits')));
+});
+
+test('replaceOrderProblems: each create after the accepted delete of the Job before it', () => {
+  const at = (s: number): string => new Date(Date.parse('2026-12-04T17:00:00Z') + s).toISOString();
+  const log = [
+    event({ id: '1', name: 'r-1733331600', at: at(0) }),
+    event({ id: '2', verb: 'delete', name: 'r-1733331600', code: 200, at: at(3_900) }),
+    event({ id: '3', name: 'r-1733331604', at: at(4_000) }),
+    // the next create comes before its predecessor's delete was answered
+    event({ id: '4', name: 'r-1733331608', at: at(8_000) }),
+    event({ id: '5', verb: 'delete', name: 'r-1733331604', code: 200, at: at(8_100) }),
+    // a refused delete does not count
+    event({ id: '6', verb: 'delete', name: 'r-1733331608', code: 500, at: at(11_000) }),
+    event({ id: '7', name: 'r-1733331612', at: at(12_000) }),
+  ].join('\n');
+  const writes = parseAuditJobWrites(log);
+  assert.deepEqual(replaceOrderProblems(writes, 'r'), [
+    'r-1733331608 created while r-1733331604 was active and not deleted first (its deletes: 200 answered 100 ms after)',
+    'r-1733331612 created while r-1733331608 was active and not deleted first (its deletes: 500 answered -1000 ms after)',
+  ]);
+  assert.deepEqual(replaceOrderProblems(writes, 'r', (name) => name !== 'r-1733331604' && name !== 'r-1733331608'), []);
+});
+
+test('supersededCreateProblems: a create for an older slot after a newer slot\'s create, per schedule', () => {
+  const creates = [
+    { name: 'a-10', receivedMs: 1, status: 429 },
+    { name: 'b-10', receivedMs: 2, status: 201 },
+    { name: 'a-11', receivedMs: 3, status: 201 },
+    { name: 'a-10', receivedMs: 4, status: 201 },
+    { name: 'b-12', receivedMs: 5, status: 503 },
+    { name: 'b-12', receivedMs: 6, status: 201 },
+  ];
+  assert.deepEqual(supersededCreateProblems(creates), ['a-10 sent (answered 201) after a-11, a newer slot\'s create']);
 });
