@@ -6,7 +6,7 @@ import { after, before, test } from 'node:test';
 
 import { type Cluster, startCluster } from '../cluster/cluster.js';
 import { JobWatcher } from '../cluster/job-watcher.js';
-import { auditedJobWrites, createProblems, describeJobWrites } from './helpers/audit-creates.js';
+import { auditedJobWrites, createProblems, describeJobWrites, slotOfJobName } from './helpers/audit-creates.js';
 import { eventually } from './helpers/eventually.js';
 import { FAST_ELECTION, type OperatorProcess, testOperator } from './helpers/operator.js';
 import { scjManifest } from './helpers/scj.js';
@@ -60,7 +60,13 @@ test('kube-apiserver down for 10 s: scheduling resumes after it returns, without
   const afterResume = slots.filter((s) => s >= resumed);
   const writes = await auditedJobWrites({ namespace: 'default' }, { path: cluster.auditLogPath });
   t.diagnostic(`outage ${upAt - downAt} ms; first slot after restart ${resumed - upAt} ms after the apiserver came back; leader gauges during the outage ${leadersDuringOutage.join(',')}; ${describeJobWrites(writes)}`);
-  assert.deepEqual(createProblems(writes), [], 'API server audit: no Job name created twice, no 409');
+  // A create on the wire when the server stopped (an unknown outcome, retried for its own slot) may
+  // meet the Job the first one stored: that 409 the outage provoked. A second 201 is never allowed.
+  const onTheWire = (name: string): boolean => {
+    const slot = slotOfJobName(name);
+    return slot >= downAt - 2_000 && slot <= upAt;
+  };
+  assert.deepEqual(createProblems(writes, { allow409: onTheWire }), [], 'API server audit: no Job name created twice, no 409 but for a slot on the wire during the outage');
   assert.deepEqual(watcher.duplicates(), [], 'no slot created twice');
   assert.deepEqual(leadersDuringOutage, [0, 0], 'unable to renew, the leader stepped down (fencing) during the outage');
   assert.ok(afterResume.length >= 4, 'scheduling resumed');
