@@ -212,3 +212,25 @@ export function supersededCreateProblems(creates: readonly { name: string; recei
   }
   return problems;
 }
+
+/**
+ * I4 on the wire (a fault proxy's records): a create refused with proof that nothing was stored (429,
+ * 503) whose answer arrived after the schedule's next slot was due (by more than `marginMs`) is
+ * superseded; sending it again for the same slot, at any later time, is a problem.
+ */
+export function resentAfterSupersedingRefusal(
+  records: readonly { name: string; receivedMs: number; answeredMs?: number; status?: number }[],
+  periodMs: number,
+  marginMs = 250,
+): string[] {
+  const problems: string[] = [];
+  for (const r of records) {
+    if (r.status !== 429 && r.status !== 503) continue;
+    const slot = slotOfJobName(r.name);
+    const answeredMs = r.answeredMs;
+    if (answeredMs === undefined || Number.isNaN(slot) || answeredMs <= slot + periodMs + marginMs) continue;
+    const again = records.filter((o) => o.name === r.name && o.receivedMs > answeredMs);
+    if (again.length) problems.push(`${r.name}: refused ${r.status} ${Math.round(answeredMs - slot)} ms after its slot (a newer slot due), sent again ${again.length} time(s) (answered ${again.map((o) => o.status ?? '?').join(',')})`);
+  }
+  return problems;
+}

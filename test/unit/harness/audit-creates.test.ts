@@ -10,6 +10,7 @@ import {
   describeJobWrites,
   ownerOfJobName,
   replaceOrderProblems,
+  resentAfterSupersedingRefusal,
   parseAuditJobWrites,
   selectJobWrites,
   slotOfJobName,
@@ -166,4 +167,20 @@ test('supersededCreateProblems: a create for an older slot after a newer slot\'s
     { name: 'b-12', receivedMs: 6, status: 201 },
   ];
   assert.deepEqual(supersededCreateProblems(creates), ['a-10 sent (answered 201) after a-11, a newer slot\'s create']);
+});
+
+test('resentAfterSupersedingRefusal: a slot refused after the next one was due is never sent again', () => {
+  const s = 1733331600_000;
+  const records = [
+    // refused 2.2 s after its slot (the next one due), then sent again: the late-429 defect
+    { name: 'a-1733331600', receivedMs: s + 5, answeredMs: s + 2_200, status: 429 },
+    { name: 'a-1733331600', receivedMs: s + 3_200, answeredMs: s + 3_210, status: 201 },
+    // refused within its own period: retrying it is right
+    { name: 'b-1733331600', receivedMs: s + 5, answeredMs: s + 600, status: 503 },
+    { name: 'b-1733331600', receivedMs: s + 900, answeredMs: s + 910, status: 201 },
+    // refused late, then a newer slot: fine
+    { name: 'c-1733331600', receivedMs: s + 5, answeredMs: s + 2_400, status: 503 },
+    { name: 'c-1733331602', receivedMs: s + 2_410, answeredMs: s + 2_420, status: 201 },
+  ];
+  assert.deepEqual(resentAfterSupersedingRefusal(records, 1_000), ['a-1733331600: refused 429 2200 ms after its slot (a newer slot due), sent again 1 time(s) (answered 201)']);
 });
