@@ -119,7 +119,7 @@ async function judge(start: { ms: number; counts: Counts }): Promise<Verdict> {
     overlaps: forbidOverlaps(forbidJobs),
     replaceOrder: replaceOrderProblems(writes, REPLACE),
     slots,
-    perSchedule: [...perScheduleProblems(forbid, perSchedule), ...perScheduleProblems(replace, perSchedule)],
+    perSchedule: [...new Set([...perScheduleProblems(forbid, perSchedule), ...perScheduleProblems(replace, perSchedule)])],
     text: `forbid: ${describeAudit(forbid)}; replace: ${describeAudit(replace)}; counted missed ${counted.missed} (per schedule ${JSON.stringify(perSchedule.bySchedule)}), already_exists ${counted.alreadyExists}; ${describeJobWrites(writes)}`,
   };
 }
