@@ -110,9 +110,12 @@ async function judge(start: { ms: number; counts: Counts }): Promise<Verdict> {
   const phaseMs = ((replaceSlots[0] ?? 0) % (REPLACE_PERIOD_S * 1_000));
   const replace = auditSlots([{ name: REPLACE, jobSlots: replaceSlots }], { fromMs: start.ms, toMs: end.ms, periodMs: REPLACE_PERIOD_S * 1_000, phaseMs });
   const perSchedule = countedInNamespace(counted, ns.name);
+  // Gaps per schedule; the operators' count (a sum over schedules: no per-schedule count yet) against both.
+  const withoutJob = forbid.withoutJob + replace.withoutJob;
   const slots = [
-    ...slotProblems(forbid, { maxGapMs: FORBID_MAX_GAP_MS, counted: counted.missed - replace.withoutJob, alreadyExists: counted.alreadyExists }).map((p) => `${FORBID}: ${p}`),
-    ...slotProblems(replace, { maxGapMs: REPLACE_MAX_GAP_MS, counted: counted.missed - forbid.withoutJob }).map((p) => `${REPLACE}: ${p}`),
+    ...slotProblems(forbid, { maxGapMs: FORBID_MAX_GAP_MS, counted: forbid.withoutJob, alreadyExists: counted.alreadyExists }).map((p) => `${FORBID}: ${p}`),
+    ...slotProblems(replace, { maxGapMs: REPLACE_MAX_GAP_MS, counted: replace.withoutJob }).map((p) => `${REPLACE}: ${p}`),
+    ...(counted.missed === withoutJob ? [] : [`missed slots counted ${counted.missed} != slots without a Job ${withoutJob} (${FORBID} ${forbid.withoutJob} + ${REPLACE} ${replace.withoutJob}): ${counted.missed > withoutJob ? 'over' : 'under'}-counted by ${Math.abs(counted.missed - withoutJob)}`]),
   ];
   return {
     creates: createProblems(writes),
