@@ -64,6 +64,14 @@ export interface ClusterOptions {
    */
   auditUsers?: string[];
   /**
+   * Also write the audit log (<dir>/logs/audit.log) for Job creates and deletes (batch/jobs, verbs
+   * create and delete, level Metadata: name, code, user, times) by these users and by any member of
+   * these groups, and nothing else of theirs. Cheap enough for the shared integration cluster: the
+   * failover and fault tests count each Job name's creates from it (test/integration/helpers/
+   * audit-creates.ts), outside the operator.
+   */
+  auditJobWrites?: { users?: string[]; userGroups?: string[] };
+  /**
    * GOGC for the Go processes the cluster starts (etcd, kube-apiserver, kube-controller-manager,
    * kube-scheduler, kwok); default: Go's (100). The bench trades their memory for CPU with it.
    */
@@ -94,7 +102,7 @@ export interface Cluster {
   readonly nodes: readonly FakeNode[];
   /** The real node, when started with `realNode` (also written to <dir>/real-node.json). */
   readonly realNode: RealNodeInfo | undefined;
-  /** The audit log when started with `auditUsers`. */
+  /** The audit log when started with `auditUsers` or `auditJobWrites`. */
   readonly auditLogPath: string | undefined;
   /** Milliseconds from startCluster() to a usable cluster. */
   readonly startupMs: number;
@@ -214,9 +222,11 @@ class LocalCluster implements Cluster {
     nodeBins: NodeBinaries | undefined,
     private readonly auditUsers: string[] = [],
     private readonly goGC: number | undefined = undefined,
+    private readonly auditJobWrites: { users?: string[]; userGroups?: string[] } = {},
   ) {
     this.dir = dir;
-    this.auditLogPath = auditUsers.length ? join(dir, 'logs', 'audit.log') : undefined;
+    const auditsJobWrites = (auditJobWrites.users?.length ?? 0) + (auditJobWrites.userGroups?.length ?? 0) > 0;
+    this.auditLogPath = auditUsers.length || auditsJobWrites ? join(dir, 'logs', 'audit.log') : undefined;
     this.removeDir = removeDir;
     this.bins = bins;
     this.ports = ports;
@@ -369,11 +379,18 @@ class LocalCluster implements Cluster {
     );
     if (this.auditLogPath) {
       // JSON is YAML. One event per request and stage (watches: ResponseStarted, then ResponseComplete).
+      // Within one rule users and userGroups must both match: one rule each.
+      const jobWrites = { verbs: ['create', 'delete'], resources: [{ group: 'batch', resources: ['jobs'] }] };
       const policy = {
         apiVersion: 'audit.k8s.io/v1',
         kind: 'Policy',
         omitStages: ['RequestReceived'],
-        rules: [{ level: 'Metadata', users: this.auditUsers }, { level: 'None' }],
+        rules: [
+          ...(this.auditUsers.length ? [{ level: 'Metadata', users: this.auditUsers }] : []),
+          ...(this.auditJobWrites.users?.length ? [{ level: 'Metadata', users: this.auditJobWrites.users, ...jobWrites }] : []),
+          ...(this.auditJobWrites.userGroups?.length ? [{ level: 'Metadata', userGroups: this.auditJobWrites.userGroups, ...jobWrites }] : []),
+          { level: 'None' },
+        ],
       };
       writeFileSync(this.path('pki', 'audit-policy.yaml'), JSON.stringify(policy));
     }
@@ -771,6 +788,7 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
     nodeBins,
     opts.auditUsers,
     opts.goGC,
+    opts.auditJobWrites,
   );
   try {
     // A real node adds containerd, the kubelet's registration and kube-proxy's first sync.

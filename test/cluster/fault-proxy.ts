@@ -1,6 +1,7 @@
 // A TLS-terminating reverse proxy between ONE operator process and the real kube-apiserver, for
 // tests that inject faults into the operator's writes: Job creates delayed or answered 429 with
-// Retry-After (storing nothing), Job deletes delayed. Everything else (lists, watches, the Lease,
+// Retry-After (storing nothing) at once or only after a delay (as API Priority and Fairness answers 429
+// when a queued request's wait times out, or an overloaded server answers 503 late), Job deletes delayed. Everything else (lists, watches, the Lease,
 // status writes, dry runs) passes through untouched, streamed both ways. The operator's bearer token
 // is forwarded as sent: the apiserver authenticates the operator exactly as without the proxy.
 // Every Job create and delete it sees is recorded with the moment it arrived and was answered.
@@ -21,9 +22,12 @@ export interface CreateSeen {
   slotMs: number;
   receivedMs: number;
   answeredMs?: number;
-  /** The status code the operator got (429 when the proxy answered itself). */
+  /** The status code the operator got (the upstream's when forwarded; 429/503 when the proxy answered itself). */
   status?: number;
+  /** Answered by the proxy itself (429 or 503, nothing stored), at once or late. */
   throttled: boolean;
+  /** Forwarded to the apiserver: `status` is its answer. */
+  forwarded: boolean;
 }
 
 /** One Job delete the operator sent. */
@@ -64,8 +68,18 @@ export class FaultProxy {
   deleteDelayMs = 0;
   /** Until this instant (opts.now clock) every Job create is answered 429 by the proxy. */
   throttleCreatesUntilMs = 0;
-  /** Retry-After (seconds) of those 429 answers. */
+  /** Retry-After (seconds) of those 429 answers, and of the late ones. */
   retryAfterSeconds = 1;
+  /**
+   * Until this instant (opts.now clock) every Job create is held for a delay drawn from
+   * [lateAnswer.minMs, lateAnswer.maxMs] and then answered by the proxy with the next status of
+   * lateAnswer.statuses in turn (429, 503, …), with Retry-After; nothing reaches the apiserver.
+   */
+  lateAnswerCreatesUntilMs = 0;
+  lateAnswer: { minMs: number; maxMs: number; statuses: readonly (429 | 503)[] } = { minMs: 1_500, maxMs: 2_500, statuses: [429, 503] };
+  /** For the late answers' delays; tests may seed it. */
+  random: () => number = Math.random;
+  private lateAnswers = 0;
 
   private readonly server: Server;
   private readonly agent: Agent;
@@ -119,6 +133,7 @@ export class FaultProxy {
     this.createDelayMs = 0;
     this.deleteDelayMs = 0;
     this.throttleCreatesUntilMs = 0;
+    this.lateAnswerCreatesUntilMs = 0;
   }
 
   async stop(): Promise<void> {
@@ -152,6 +167,7 @@ export class FaultProxy {
       slotMs: Date.parse(job.metadata?.annotations?.[this.opts.slotAnnotation ?? 'secondcron.io/scheduled-at'] ?? ''),
       receivedMs: this.now(),
       throttled: false,
+      forwarded: false,
     };
     this.creates.push(record);
     const answered = (status: number): void => {
@@ -160,18 +176,36 @@ export class FaultProxy {
     };
     if (this.now() < this.throttleCreatesUntilMs) {
       record.throttled = true;
-      const status = {
-        kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', reason: 'TooManyRequests', code: 429,
-        message: 'fault proxy: too many requests, please try again later',
-        details: { retryAfterSeconds: this.retryAfterSeconds },
-      };
-      res.writeHead(429, { 'content-type': 'application/json', 'retry-after': String(this.retryAfterSeconds) });
-      res.end(JSON.stringify(status));
+      this.refuse(res, 429);
       answered(429);
       return;
     }
+    if (this.now() < this.lateAnswerCreatesUntilMs) {
+      record.throttled = true;
+      const { minMs, maxMs, statuses } = this.lateAnswer;
+      const code = statuses[this.lateAnswers++ % statuses.length] ?? 429;
+      await sleep(minMs + (maxMs - minMs) * this.random());
+      this.refuse(res, code);
+      answered(code);
+      return;
+    }
     if (this.createDelayMs > 0) await sleep(this.createDelayMs);
+    record.forwarded = true;
     this.forward(req, res, body, answered);
+  }
+
+  /** Answers a create itself with 429 or 503 and Retry-After, as an apiserver that stored nothing. */
+  private refuse(res: ServerResponse, code: 429 | 503): void {
+    const status = {
+      kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', code,
+      ...(code === 429
+        ? { reason: 'TooManyRequests', message: 'fault proxy: too many requests, please try again later' }
+        : { reason: 'ServiceUnavailable', message: 'fault proxy: the server is currently unable to handle the request' }),
+      details: { retryAfterSeconds: this.retryAfterSeconds },
+    };
+    if (res.destroyed) return; // the client gave up waiting
+    res.writeHead(code, { 'content-type': 'application/json', 'retry-after': String(this.retryAfterSeconds) });
+    res.end(JSON.stringify(status));
   }
 
   private async delete(req: IncomingMessage, res: ServerResponse, namespace: string, name: string): Promise<void> {

@@ -16,6 +16,13 @@ export interface SeenJob {
   deletingMs?: number;
   /** When an event first showed it no longer active: finished (Complete/Failed), being deleted or gone. */
   inactiveMs?: number;
+  /**
+   * The resourceVersion (etcd revision) of the first event seen: its creation's, when the watch was
+   * running then. Revisions order writes on the API server itself, free of any client's clock or lag.
+   */
+  firstRv: number;
+  /** The revision at which it was first seen finished (Complete/Failed) or gone (DELETED); being deleted does not end it. */
+  endedRv?: number;
 }
 
 interface WatchedJob {
@@ -114,12 +121,14 @@ export class JobWatcher {
             owner: obj.metadata.labels?.[ownerLabel] ?? '',
             slotMs: Date.parse(obj.metadata.annotations?.[slotAnnotation] ?? ''),
             arrivedMs,
+            firstRv: Number(obj.metadata.resourceVersion),
           };
           this.byUid.set(obj.metadata.uid, job);
           this.seen.push(job);
         }
         if (job.deletingMs === undefined && (type === 'DELETED' || obj.metadata.deletionTimestamp)) job.deletingMs = arrivedMs;
         if (job.inactiveMs === undefined && (job.deletingMs !== undefined || finished(obj))) job.inactiveMs = arrivedMs;
+        if (job.endedRv === undefined && (type === 'DELETED' || finished(obj))) job.endedRv = Number(obj.metadata.resourceVersion);
       },
       () => {
         if (this.stopped) return;

@@ -50,7 +50,9 @@ async function startSharedCluster(realNode: boolean): Promise<Cluster> {
   const deadline = Date.now() + REAL_NODE_WAIT_MS;
   for (let waited = false; ; waited = true) {
     try {
-      return await startCluster({ realNode, log });
+      // Job creates and deletes by the operators the tests run (as admin, or in pods as a service
+      // account) are audited: the failover and fault tests count each Job name's creates from it.
+      return await startCluster({ realNode, log, auditJobWrites: { users: ['admin'], userGroups: ['system:serviceaccounts'] } });
     } catch (err) {
       if (!(err instanceof RealNodeHostBusyError) || Date.now() > deadline) throw err;
       if (!waited) log(`${err.message}\nWaiting for it to go (up to ${REAL_NODE_WAIT_MS / 60_000} min)…`);
@@ -90,6 +92,8 @@ async function main(argv: string[]): Promise<number> {
       SECONDCRON_TEST_KUBECONFIG: cluster.kubeconfigPath,
       // End-to-end tests find the real node's containerd (<dir>/real-node.json) and logs here.
       SECONDCRON_TEST_CLUSTER_DIR: cluster.dir,
+      // Job creates and deletes as the API server saw them (test/integration/helpers/audit-creates.ts).
+      ...(cluster.auditLogPath ? { SECONDCRON_TEST_AUDIT_LOG: cluster.auditLogPath } : {}),
       // Private clusters started by tests resolve their binaries from here; keep the cache dir
       // when the Makefile gave one (cluster.binDir disappears with the shared cluster).
       SECONDCRON_BIN_DIR: process.env.SECONDCRON_BIN_DIR ?? cluster.binDir,

@@ -1,6 +1,9 @@
 // Faults injected into one operator's Job writes by a TLS-terminating proxy between it and the real
 // kube-apiserver (test/cluster/fault-proxy.ts): creates slower than the period under Forbid, creates
-// answered 429 + Retry-After for 15 s at 20 schedules × 1 s, deletes slowed under Replace. Jobs are
+// answered 429 + Retry-After for 15 s at 20 schedules × 1 s, creates answered 429/503 only 1.5–2.5 s
+// late (after the next slot is due) for 15 s, deletes slowed under Replace. Every create's answer is
+// also read from the API server's audit log (helpers/audit-creates.ts): a second 201 for one Job name
+// or any 409 fails a test; misses are compared schedule by schedule. Jobs are
 // observed by an independent watcher that talks to the apiserver directly; the proxy records when
 // each create and delete arrived. Both use one in-process high-resolution clock, so their records
 // can be ordered against each other (the operator learns of a Job's end only through the proxy,
@@ -21,9 +24,10 @@ import { JobWatcher, type SeenJob } from '../cluster/job-watcher.js';
 import { type TestNamespace, kubectl, kubectlOk, testKubeconfig, uniqueNamespace } from './helpers/cluster-env.js';
 import { eventually } from './helpers/eventually.js';
 import { type OperatorProcess, startOperator } from './helpers/operator.js';
-import { type Counts, ReplicaCounters, minus } from './helpers/replica-counters.js';
+import { auditedJobWrites, createProblems, describeJobWrites, replaceOrderProblems, resentAfterSupersedingRefusal, supersededCreateProblems } from './helpers/audit-creates.js';
+import { type Counts, ReplicaCounters, countedInNamespace, minus } from './helpers/replica-counters.js';
 import { podTemplate, scjManifest, sleepUntil } from './helpers/scj.js';
-import { auditSlots, describeAudit, nextMidSecond, slotProblems } from './helpers/slot-audit.js';
+import { auditSlots, describeAudit, nextMidSecond, perScheduleProblems, slotProblems } from './helpers/slot-audit.js';
 
 const clock = (): number => performance.timeOrigin + performance.now();
 
@@ -112,13 +116,16 @@ test('Forbid with creates slower than the period: never two Jobs active or being
     const audit = auditSlots([{ name, jobSlots: jobs.map((j) => j.slotMs) }], { fromMs: start.ms, toMs: end.ms });
     const counted = minus(end.counts, start.counts);
     const message = `${intervals.length} creates, at most ${maxAtOnce} Job(s) active or being created at once, ${overlaps.length} create(s) sent while another was; ${describeAudit(audit)}; counted missed ${counted.missed}`;
-    t.diagnostic(message);
-    process.stderr.write(`[api-faults forbid] ${message}\n`);
+    const writes = await auditedJobWrites({ namespace: ns.name, owners: [name] });
+    t.diagnostic(`${message}; ${describeJobWrites(writes)}`);
+    process.stderr.write(`[api-faults forbid] ${message}; ${describeJobWrites(writes)}\n`);
+    assert.deepEqual(createProblems(writes), [], 'API server audit: no Job name created twice, no 409');
     assert.ok(intervals.length >= 3, `Jobs kept being created (${intervals.length})`);
     assert.deepEqual(overlaps.slice(0, 10), [], 'Forbid: never two Jobs of the schedule active or being created at once');
     // A create takes 2.5 s, the Job runs 3 s, its end is seen ~1 s later, the next slot within 1 s:
     // a new Job about every 8 s; 7 s of margin for a loaded machine.
     assert.deepEqual(slotProblems(audit, { maxGapMs: 15_000, counted: counted.missed }), []);
+    assert.deepEqual(perScheduleProblems(audit, countedInNamespace(counted, ns.name)), [], 'misses counted per schedule == slots without a Job');
   } finally {
     proxy.clearFaults();
     await remove([name]);
@@ -128,7 +135,7 @@ test('Forbid with creates slower than the period: never two Jobs active or being
 test('creates answered 429 for 15 s at 20 schedules × 1 s: at most one late Job per schedule for that window, every other slot counted', async (t) => {
   const names = Array.from({ length: 20 }, (_, i) => `thr-${i}`);
   try {
-    await apply(names.map((n) => scjManifest(ns.name, n, { intervalSeconds: 1, successfulJobsHistoryLimit: 3, failedJobsHistoryLimit: 3 })));
+    await apply(names.map((n) => scjManifest(ns.name, n, { intervalSeconds: 1, successfulJobsHistoryLimit: 0, failedJobsHistoryLimit: 0 })));
     await eventually('every schedule creating Jobs', async () => (names.every((n) => watcher.seen.some((j) => j.owner === n)) ? true : undefined), { timeoutMs: 30_000 });
     await sleep(3_000);
     const start = await mark();
@@ -148,15 +155,65 @@ test('creates answered 429 for 15 s at 20 schedules × 1 s: at most one late Job
     const audit = auditSlots(names.map((n) => ({ name: n, jobSlots: watcher.seen.filter((j) => j.owner === n).map((j) => j.slotMs) })), { fromMs: start.ms, toMs: end.ms });
     const counted = minus(end.counts, start.counts);
     const throttled = proxy.creates.filter((c) => c.throttled).length;
-    const message = `${throttled} creates answered 429; Jobs for the throttled window's slots per schedule: ${late.map((l) => l.slots.length).join(',')}; ${describeAudit(audit)}; counted missed ${counted.missed}, already_exists ${counted.alreadyExists}`;
+    const writes = await auditedJobWrites({ namespace: ns.name, owners: names });
+    const message = `${throttled} creates answered 429; Jobs for the throttled window's slots per schedule: ${late.map((l) => l.slots.length).join(',')}; ${describeAudit(audit)}; counted missed ${counted.missed}, already_exists ${counted.alreadyExists}; ${describeJobWrites(writes)}`;
     t.diagnostic(message);
     process.stderr.write(`[api-faults throttle] ${message}\n`);
+    assert.deepEqual(createProblems(writes), [], 'API server audit: no Job name created twice, no 409');
     assert.ok(throttled >= names.length * 10, `the throttle really answered the creates (${throttled})`);
     assert.deepEqual(backfill.map((l) => `${l.n}: ${l.slots.length} Jobs for slots inside the window`), [], 'no backfill: at most one late Job per schedule');
     // The throttle stored nothing, so no create can meet AlreadyExists; the gap is the 15 s window
     // (16 and 17 s measured: the first slot after it can still meet a Retry-After); 15 s of Jobs
     // follow the window, so an operator that stops creating after the throttle still fails.
     assert.deepEqual(slotProblems(audit, { maxGapMs: 19_000, counted: counted.missed, alreadyExists: counted.alreadyExists }), []);
+    assert.deepEqual(perScheduleProblems(audit, countedInNamespace(counted, ns.name)), [], 'misses counted per schedule == slots without a Job');
+  } finally {
+    proxy.clearFaults();
+    await remove(names);
+  }
+});
+
+test('creates answered 429/503 only 1.5–2.5 s late for 15 s (Retry-After 1 s) at 10 schedules × 1 s: no slot created twice, no superseded create sent again, every other slot counted per schedule', async (t) => {
+  const names = Array.from({ length: 10 }, (_, i) => `late-${i}`);
+  try {
+    await apply(names.map((n) => scjManifest(ns.name, n, { intervalSeconds: 1, successfulJobsHistoryLimit: 0, failedJobsHistoryLimit: 0 })));
+    await eventually('every schedule creating Jobs', async () => (names.every((n) => watcher.seen.some((j) => j.owner === n)) ? true : undefined), { timeoutMs: 30_000 });
+    await sleep(3_000);
+    const start = await mark();
+    const firstRecord = proxy.creates.length;
+    await sleep(2_000);
+    // From the middle of a second: for 15 s every create is held 1.5–2.5 s, past the next slot, then
+    // refused (429 and 503 in turn, nothing stored), as API Priority and Fairness or an overloaded
+    // server answer late.
+    await sleepUntil(nextMidSecond(Date.now()));
+    proxy.retryAfterSeconds = 1;
+    proxy.lateAnswer = { minMs: 1_500, maxMs: 2_500, statuses: [429, 503] };
+    proxy.lateAnswerCreatesUntilMs = clock() + 15_000;
+    await sleep(15_000 + 15_000);
+    const end = await mark();
+    await sleep(3_000);
+
+    const sent = proxy.creates.slice(firstRecord).filter((c) => names.includes(c.owner));
+    const refused = sent.filter((c) => c.throttled);
+    const writes = await auditedJobWrites({ namespace: ns.name, owners: names });
+    const audit = auditSlots(names.map((n) => ({ name: n, jobSlots: watcher.seen.filter((j) => j.owner === n).map((j) => j.slotMs) })), { fromMs: start.ms, toMs: end.ms });
+    const counted = minus(end.counts, start.counts);
+    // On the wire (the proxy saw every create, refused or forwarded) and as stored (the audit's order).
+    const resent = supersededCreateProblems(sent.map((c) => ({ name: c.name, receivedMs: c.receivedMs, status: c.status })));
+    const staleStored = supersededCreateProblems(writes.filter((w) => w.verb === 'create'));
+    // A slot refused after the next one fell due is superseded: never sent again (issue 32: it was).
+    const resentSuperseded = resentAfterSupersedingRefusal(sent, 1_000);
+    const message = `${refused.length} creates answered late (${refused.filter((c) => c.status === 429).length}×429, ${refused.filter((c) => c.status === 503).length}×503), ${sent.length - refused.length} forwarded; ${resent.length} create(s) for a slot sent after a newer slot's (${resent.slice(0, 5).join('; ')}); ${resentSuperseded.length} slot(s) refused after the next was due and sent again (${resentSuperseded.slice(0, 5).join('; ')}); ${staleStored.length} stored after a newer slot's; ${describeAudit(audit)}; counted missed ${counted.missed}, already_exists ${counted.alreadyExists}; ${describeJobWrites(writes)}`;
+    t.diagnostic(message);
+    process.stderr.write(`[api-faults late] ${message}\n`);
+    assert.ok(refused.length >= names.length * 5, `the late answers really happened (${refused.length})`);
+    assert.deepEqual(createProblems(writes), [], 'API server audit: no Job name created twice, no 409');
+    assert.deepEqual(staleStored.slice(0, 20), [], 'audit order: no create for a slot after a newer slot\'s create of the same schedule');
+    assert.deepEqual(resentSuperseded.slice(0, 20), [], 'I4: a create refused after a newer slot was due is superseded, never sent again');
+    assert.deepEqual(resent.slice(0, 20), [], 'I4: no create for a slot after a newer slot\'s create was sent');
+    // The 15 s window plus the last late answer (2.5 s) and its Retry-After (1 s); 2.5 s of margin.
+    assert.deepEqual(slotProblems(audit, { maxGapMs: 21_000, counted: counted.missed, alreadyExists: counted.alreadyExists }), []);
+    assert.deepEqual(perScheduleProblems(audit, countedInNamespace(counted, ns.name)), [], 'misses counted per schedule == slots without a Job');
   } finally {
     proxy.clearFaults();
     await remove(names);
@@ -167,9 +224,12 @@ test('Replace: the old Job\'s deletion is accepted before the new Job exists', a
   const name = 'replace';
   proxy.deleteDelayMs = 1_500; // a create sent before the delete's answer would show on the watch
   try {
-    await apply([scjManifest(ns.name, name, { schedule: '*/4 * * * * *', concurrencyPolicy: 'Replace', jobTemplate: podTemplate({ 'secondcron.test/run-seconds': '60' }) })]);
+    await apply([scjManifest(ns.name, name, { schedule: '*/4 * * * * *', concurrencyPolicy: 'Replace', successfulJobsHistoryLimit: 1, failedJobsHistoryLimit: 1, jobTemplate: podTemplate({ 'secondcron.test/run-seconds': '60' }) })]);
+    await eventually('a first Job', async () => (jobsOf(name).length >= 1 ? true : undefined), { timeoutMs: 20_000 });
+    const start = await mark();
     await eventually('four Jobs', async () => (jobsOf(name).length >= 4 ? true : undefined), { timeoutMs: 40_000 });
-    await sleep(2_000);
+    const end = await mark();
+    await sleep(4_000); // the window's last slot: its delete (1.5 s late) and create are done and seen
     const jobs = jobsOf(name);
     const early: string[] = [];
     for (const job of jobs) {
@@ -178,10 +238,18 @@ test('Replace: the old Job\'s deletion is accepted before the new Job exists', a
     }
     const deletes = proxy.deletes.filter((d) => jobs.some((j) => j.name === d.name));
     const message = `${jobs.length} Jobs, ${deletes.length} deletes of them sent; order: ${jobs.map((j) => `${j.name.slice(-10)} +${Math.round(j.arrivedMs - (jobs[0]?.arrivedMs ?? 0))}ms deleting ${j.deletingMs === undefined ? '-' : `+${Math.round(j.deletingMs - (jobs[0]?.arrivedMs ?? 0))}ms`}`).join('; ')}`;
-    t.diagnostic(message);
-    process.stderr.write(`[api-faults replace] ${message}\n`);
+    // Every 4 s slot of the window gets a Job (Replace never skips); the counts say none was missed.
+    const audit = auditSlots([{ name, jobSlots: jobs.map((j) => j.slotMs) }], { fromMs: start.ms, toMs: end.ms, periodMs: 4_000 });
+    const counted = minus(end.counts, start.counts);
+    const writes = await auditedJobWrites({ namespace: ns.name, owners: [name] });
+    t.diagnostic(`${message}; ${describeAudit(audit)}; counted missed ${counted.missed}; ${describeJobWrites(writes)}`);
+    process.stderr.write(`[api-faults replace] ${message}; ${describeAudit(audit)}; counted missed ${counted.missed}; ${describeJobWrites(writes)}\n`);
+    assert.deepEqual(createProblems(writes), [], 'API server audit: no Job name created twice, no 409');
+    assert.deepEqual(replaceOrderProblems(writes, name), [], 'API server audit: each create after the accepted delete of the Job before it');
     assert.ok(jobs.slice(0, -1).every((j) => j.deletingMs !== undefined), 'every Job but the newest was replaced (deleted)');
     assert.deepEqual(early, [], 'each old Job is being deleted before the new one exists');
+    assert.deepEqual(slotProblems(audit, { maxGapMs: 4_000, counted: counted.missed, alreadyExists: counted.alreadyExists }), []);
+    assert.deepEqual(perScheduleProblems(audit, countedInNamespace(counted, ns.name)), [], 'misses counted per schedule == slots without a Job');
   } finally {
     proxy.clearFaults();
     await remove([name]);

@@ -3,7 +3,9 @@
 // zero duplicates, every missing slot lies in the takeover window of a killed leader, and the whole
 // window, up to a takeover window after the last kill, is audited (helpers/slot-audit.ts): missed
 // slots counted by every process that ran (a killed one's last scrape, ≤ 250 ms before the kill,
-// included; what it counted after that is lost) == slots without a Job, no AlreadyExists answer.
+// included; what it counted after that is lost) == slots without a Job, schedule by schedule, no
+// AlreadyExists answer. History limit 0, and every create's answer read from the API server's audit
+// log (helpers/audit-creates.ts): a second 201 for one Job name, or any 409, fails it.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -13,9 +15,10 @@ import { mulberry32 } from '../support/prng.js';
 import { type TestNamespace, kubectl, kubectlOk, testKubeconfig, uniqueNamespace } from './helpers/cluster-env.js';
 import { eventually } from './helpers/eventually.js';
 import { type OperatorProcess, startReplicas } from './helpers/operator.js';
-import { ReplicaCounters, minus } from './helpers/replica-counters.js';
+import { auditedJobWrites, createProblems, describeJobWrites } from './helpers/audit-creates.js';
+import { ReplicaCounters, countedInNamespace, minus } from './helpers/replica-counters.js';
 import { applyScj, sleepUntil } from './helpers/scj.js';
-import { auditSlots, describeAudit, nextMidSecond, slotProblems } from './helpers/slot-audit.js';
+import { auditSlots, describeAudit, nextMidSecond, perScheduleProblems, slotProblems } from './helpers/slot-audit.js';
 import { installCrd } from '../cluster/crd.js';
 
 const SCHEDULES = 20;
@@ -58,7 +61,7 @@ test(`chaos: ${SCHEDULES} schedules at 1 s, a random replica SIGKILLed every ~15
   const seed = Number(process.env.CHAOS_SEED ?? Date.now() % 100_000);
   const random = mulberry32(seed); // deterministic victims: the seed replays a run
   t.diagnostic(`seed ${seed} (CHAOS_SEED to replay), ${DURATION_MS / 1000} s`);
-  for (let i = 0; i < SCHEDULES; i++) await applyScj(ns.name, `chaos-${i}`, { intervalSeconds: 1, successfulJobsHistoryLimit: 2 });
+  for (let i = 0; i < SCHEDULES; i++) await applyScj(ns.name, `chaos-${i}`, { intervalSeconds: 1, successfulJobsHistoryLimit: 0, failedJobsHistoryLimit: 0 });
   await eventually('all schedules producing Jobs', async () => {
     const owners = new Set(watcher.seen.map((j) => j.owner));
     return owners.size === SCHEDULES ? true : undefined;
@@ -87,6 +90,10 @@ test(`chaos: ${SCHEDULES} schedules at 1 s, a random replica SIGKILLed every ~15
   const counted = minus(await counters.total(), countsBefore);
   await sleep(2_500); // the Jobs of the window's last slots have been created and seen
 
+  const writes = await auditedJobWrites({ namespace: ns.name });
+  const createsWrong = createProblems(writes);
+  t.diagnostic(`${describeJobWrites(writes)}; ${createsWrong.length} name(s) wrong: ${createsWrong.slice(0, 20).join('; ')}`);
+  assert.deepEqual(createsWrong.slice(0, 50), [], 'API server audit: no Job name created twice, no 409');
   const dups = watcher.duplicates();
   assert.deepEqual(dups.map((d) => d.map((j) => j.name)), [], 'zero duplicate Jobs');
 
@@ -121,4 +128,5 @@ test(`chaos: ${SCHEDULES} schedules at 1 s, a random replica SIGKILLed every ~15
   // A leader kill leaves at most a takeover window without Jobs, then the latest missed slot runs.
   const maxGapMs = Math.ceil((TAKEOVER_WINDOW_MS + 1_000) / 1_000) * 1_000;
   assert.deepEqual(slotProblems(audit, { maxGapMs, counted: counted.missed, alreadyExists: counted.alreadyExists }), []);
+  assert.deepEqual(perScheduleProblems(audit, countedInNamespace(counted, ns.name)), [], 'misses counted per schedule == slots without a Job');
 });

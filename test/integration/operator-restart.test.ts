@@ -2,7 +2,9 @@
 // slot runs, and only within startingDeadlineSeconds), no duplicates, finalizers honoured late.
 // The first test audits every slot from the last Job before the stop to well after the restart
 // (helpers/slot-audit.ts): the counts of the stopped and the restarted process together must equal
-// the slots without a Job, and a restarted operator that creates no Job fails it.
+// the slots without a Job, schedule by schedule, and a restarted operator that creates no Job fails it.
+// The every-second schedule keeps no history (limit 0): its slots, and whether one ran twice, are read
+// from the API server's audit log (helpers/audit-creates.ts), where a re-run shows as a second 201.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -10,9 +12,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { type TestNamespace, kubectl, kubectlOk, uniqueNamespace } from './helpers/cluster-env.js';
 import { eventually } from './helpers/eventually.js';
 import { type OperatorProcess, startOperator } from './helpers/operator.js';
-import { ReplicaCounters, minus } from './helpers/replica-counters.js';
+import { auditedJobWrites, createProblems, describeJobWrites, slotOfJobName } from './helpers/audit-creates.js';
+import { ReplicaCounters, countedInNamespace, minus } from './helpers/replica-counters.js';
 import { applyScj, events, listJobs, sleepUntil } from './helpers/scj.js';
-import { auditSlots, describeAudit, nextMidSecond, slotProblems } from './helpers/slot-audit.js';
+import { auditSlots, describeAudit, nextMidSecond, perScheduleProblems, slotProblems } from './helpers/slot-audit.js';
 import { installCrd } from '../cluster/crd.js';
 
 let ns: TestNamespace;
@@ -25,6 +28,12 @@ before(async () => {
   op = await startOperator({ namespaces: [ns.name], identity: 'op-restart', args: ['--leader-election-namespace', ns.name] });
   counters = new ReplicaCounters(() => [op]).start();
 });
+
+/** Slots of one schedule whose Job the API server stored (a 201 in its audit log), in order. */
+async function storedSlots(name: string, settleMs = 0): Promise<number[]> {
+  const writes = await auditedJobWrites({ namespace: ns.name, owners: [name] }, { settleMs });
+  return writes.filter((w) => w.verb === 'create' && w.code === 201).map((w) => slotOfJobName(w.name)).sort((a, b) => a - b);
+}
 
 after(async () => {
   await counters?.stop();
@@ -39,14 +48,14 @@ test('stopped for 10 s: one catch-up Job per schedule (none past the deadline), 
   const second = new Date(outageSlot).getUTCSeconds();
   await applyScj(ns.name, 'minutely', { schedule: `${second} * * * * *` });
   await applyScj(ns.name, 'minutely-deadline', { schedule: `${second} * * * * *`, startingDeadlineSeconds: 2 });
-  await applyScj(ns.name, 'every-second', { intervalSeconds: 1, startingDeadlineSeconds: 30 });
-  await eventually('the every-second schedule runs', async () => ((await listJobs(ns.name, 'every-second')).length >= 1 ? true : undefined), { timeoutMs: 10_000 });
+  await applyScj(ns.name, 'every-second', { intervalSeconds: 1, startingDeadlineSeconds: 30, successfulJobsHistoryLimit: 0, failedJobsHistoryLimit: 0 });
+  await eventually('the every-second schedule runs', async () => ((await storedSlots('every-second')).length >= 1 ? true : undefined), { timeoutMs: 10_000 });
 
   const countsBefore = await counters.total();
   await op.stop(); // SIGTERM: stops scheduling, releases the Lease, exits
   const stoppedAt = Date.now();
   assert.ok(stoppedAt < outageSlot - 1_000, `the operator must be down before the outage slot (stopped ${outageSlot - stoppedAt} ms before it)`);
-  const lastBefore = Math.max(...(await listJobs(ns.name, 'every-second')).map((j) => j.slotMs));
+  const lastBefore = Math.max(...(await storedSlots('every-second', 1_500)));
 
   await sleepUntil(stoppedAt + 10_000);
   assert.equal((await listJobs(ns.name, 'minutely')).length, 0, 'nothing ran while the operator was down');
@@ -63,8 +72,10 @@ test('stopped for 10 s: one catch-up Job per schedule (none past the deadline), 
   assert.ok(missedEvent, 'the skipped slot is reported as a MissedSchedule Event');
   assert.ok(((await op.metric('secondcron_triggers_missed_total', 'reason="deadline"')) ?? 0) >= 1, 'and counted in missed{reason=deadline}');
 
-  const everySecond = await listJobs(ns.name, 'every-second');
-  assert.equal(new Set(everySecond.map((j) => j.slotMs)).size, everySecond.length, 'no slot twice');
+  const writes = await auditedJobWrites({ namespace: ns.name });
+  t.diagnostic(describeJobWrites(writes));
+  assert.deepEqual(createProblems(writes), [], 'API server audit: no Job name created twice (every-second keeps no history), no 409');
+  const everySecond = (await storedSlots('every-second')).map((slotMs) => ({ slotMs }));
   // The new leader logs the slot it caught up; every slot between the last one before the outage
   // and that one was skipped (counted), and regular slots follow it one second apart.
   const catchUp = op
@@ -90,7 +101,7 @@ test('stopped for 10 s: one catch-up Job per schedule (none past the deadline), 
   const counted = minus(await counters.total(), countsBefore);
   await sleep(2_500); // the Jobs of the window's last slots have been created
   const slotsOf = async (name: string): Promise<{ name: string; jobSlots: number[] }> => ({ name, jobSlots: (await listJobs(ns.name, name)).map((j) => j.slotMs) });
-  const seconds = auditSlots([await slotsOf('every-second')], { fromMs: lastBefore, toMs });
+  const seconds = auditSlots([{ name: 'every-second', jobSlots: await storedSlots('every-second', 1_500) }], { fromMs: lastBefore, toMs });
   const minutes = auditSlots([await slotsOf('minutely'), await slotsOf('minutely-deadline')], { fromMs: lastBefore, toMs, periodMs: 60_000, phaseMs: second * 1000 });
   t.diagnostic(`every-second: ${describeAudit(seconds)}; minutely: ${minutes.withoutJob} of ${minutes.slots} slots without a Job; counted missed ${counted.missed}, already_exists ${counted.alreadyExists}`);
   assert.deepEqual(minutes.withoutJobBySchedule, { minutely: 0, 'minutely-deadline': 1 });
@@ -98,6 +109,9 @@ test('stopped for 10 s: one catch-up Job per schedule (none past the deadline), 
   const maxGapMs = Math.ceil((upAt - lastBefore + 5_000) / 1_000) * 1_000;
   assert.deepEqual(slotProblems(seconds, { maxGapMs, counted: counted.missed - minutes.withoutJob, alreadyExists: counted.alreadyExists }), [],
     'every slot of the every-second schedule has a Job or is counted once (the minutely-deadline slot counted once too)');
+  const perSchedule = countedInNamespace(counted, ns.name);
+  assert.deepEqual([...new Set([...perScheduleProblems(seconds, perSchedule), ...perScheduleProblems(minutes, perSchedule)])], [], 'misses counted per schedule == slots without a Job');
+  assert.deepEqual(createProblems(await auditedJobWrites({ namespace: ns.name })), [], 'API server audit, the whole window: no Job name created twice, no 409');
 });
 
 test('a deletion that happened while the operator was down is finished when it returns', async () => {
@@ -113,4 +127,5 @@ test('a deletion that happened while the operator was down is finished when it r
   await op.ready();
   await eventually('resource gone', async () => ((await kubectl(['get', 'secondcronjob', 'orphan', '-n', ns.name])).code !== 0 ? true : undefined), { timeoutMs: 30_000 });
   assert.equal((await listJobs(ns.name, 'orphan')).filter((j) => !j.deleting).length, 0, 'its Jobs were deleted first');
+  assert.deepEqual(createProblems(await auditedJobWrites({ namespace: ns.name, owners: ['orphan'] })), [], 'API server audit: no Job name created twice across the SIGKILL and restart, no 409');
 });

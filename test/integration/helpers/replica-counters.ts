@@ -5,26 +5,66 @@
 // steady state, when they count nothing, and say so).
 import type { OperatorProcess } from '../../cluster/operator-process.js';
 
+/**
+ * The per-schedule count of missed slots the failure tests compare with the slots without a Job,
+ * schedule by schedule (issue 32): a counter per process, labelled {namespace, name} (any other
+ * label, e.g. reason, is summed over). The operator does not export it yet: until it does, every
+ * per-schedule comparison fails with a message that says so (slot-audit.ts perScheduleProblems).
+ */
+export const PER_SCHEDULE_MISSED = 'secondcron_schedule_missed_slots_total';
+
 export interface Counts {
   /** Σ secondcron_triggers_missed_total over every reason. */
   missed: number;
   /** secondcron_jobs_created_total{result="already_exists"}. */
   alreadyExists: number;
+  /** Σ PER_SCHEDULE_MISSED by "namespace/name". */
+  missedBySchedule: Record<string, number>;
+  /** Whether any process scraped exported PER_SCHEDULE_MISSED (its TYPE line). */
+  perScheduleExported: boolean;
+}
+
+function label(line: string, key: string): string | undefined {
+  const m = new RegExp(`[{,]${key}="((?:[^"\\\\]|\\\\.)*)"`).exec(line);
+  return m ? (m[1] as string).replace(/\\(.)/g, (_, c: string) => (c === 'n' ? '\n' : c)) : undefined;
 }
 
 export function parseCounts(metricsText: string): Counts {
   let missed = 0;
   let alreadyExists = 0;
+  let perScheduleExported = false;
+  const missedBySchedule: Record<string, number> = {};
   for (const line of metricsText.split('\n')) {
     const value = Number(line.slice(line.lastIndexOf(' ') + 1));
     if (line.startsWith('secondcron_triggers_missed_total{')) missed += value;
     else if (line.startsWith('secondcron_jobs_created_total{') && line.includes('result="already_exists"')) alreadyExists += value;
+    else if (line.startsWith(`# TYPE ${PER_SCHEDULE_MISSED} `)) perScheduleExported = true;
+    else if (line.startsWith(`${PER_SCHEDULE_MISSED}{`)) {
+      const key = `${label(line, 'namespace') ?? ''}/${label(line, 'name') ?? ''}`;
+      missedBySchedule[key] = (missedBySchedule[key] ?? 0) + value;
+    }
   }
-  return { missed, alreadyExists };
+  return { missed, alreadyExists, missedBySchedule, perScheduleExported };
+}
+
+function addBySchedule(a: Record<string, number>, b: Record<string, number>, sign: 1 | -1): Record<string, number> {
+  const out = { ...a };
+  for (const [k, v] of Object.entries(b)) out[k] = (out[k] ?? 0) + sign * v;
+  return out;
 }
 
 export function minus(a: Counts, b: Counts): Counts {
-  return { missed: a.missed - b.missed, alreadyExists: a.alreadyExists - b.alreadyExists };
+  return {
+    missed: a.missed - b.missed,
+    alreadyExists: a.alreadyExists - b.alreadyExists,
+    missedBySchedule: addBySchedule(a.missedBySchedule, b.missedBySchedule, -1),
+    perScheduleExported: a.perScheduleExported && b.perScheduleExported,
+  };
+}
+
+/** Counted missed slots of one schedule. */
+export function missedOf(counts: Counts, namespace: string, name: string): number {
+  return counts.missedBySchedule[`${namespace}/${name}`] ?? 0;
 }
 
 export class ReplicaCounters {
@@ -68,10 +108,23 @@ export class ReplicaCounters {
     await this.scrape();
     let missed = 0;
     let alreadyExists = 0;
+    let missedBySchedule: Record<string, number> = {};
+    let perScheduleExported = this.last.size > 0;
     for (const c of this.last.values()) {
       missed += c.missed;
       alreadyExists += c.alreadyExists;
+      missedBySchedule = addBySchedule(missedBySchedule, c.missedBySchedule, 1);
+      perScheduleExported &&= c.perScheduleExported;
     }
-    return { missed, alreadyExists };
+    return { missed, alreadyExists, missedBySchedule, perScheduleExported };
   }
+}
+
+/** The per-schedule counts of one namespace's schedules, keyed by schedule name (for slot-audit.ts perScheduleProblems). */
+export function countedInNamespace(counts: Counts, namespace: string): { exported: boolean; bySchedule: Record<string, number> } {
+  const bySchedule: Record<string, number> = {};
+  for (const [key, v] of Object.entries(counts.missedBySchedule)) {
+    if (key.startsWith(`${namespace}/`)) bySchedule[key.slice(namespace.length + 1)] = v;
+  }
+  return { exported: counts.perScheduleExported, bySchedule };
 }

@@ -106,3 +106,19 @@ export function slotProblems(audit: SlotAudit, expect: SlotExpectations): string
 export function nextMidSecond(nowMs: number): number {
   return Math.floor(nowMs / 1000) * 1000 + (nowMs % 1000 < 500 ? 500 : 1500);
 }
+
+/**
+ * Misses compared schedule by schedule, both ways: for each schedule of the audit, the missed slots
+ * the operators counted for it (`countedBySchedule`, keyed by schedule name) must equal its slots
+ * without a Job. A sum over schedules lets one schedule's over-count hide another's under-count.
+ * `exported` false (no process exported a per-schedule count): one problem saying so.
+ */
+export function perScheduleProblems(audit: SlotAudit, counted: { exported: boolean; bySchedule: Record<string, number> }): string[] {
+  if (!counted.exported) return ['no per-schedule count of missed slots exported by the operator (misses cannot be compared schedule by schedule)'];
+  const problems: string[] = [];
+  for (const [schedule, withoutJob] of Object.entries(audit.withoutJobBySchedule)) {
+    const c = counted.bySchedule[schedule] ?? 0;
+    if (c !== withoutJob) problems.push(`${schedule}: missed slots counted ${c} != slots without a Job ${withoutJob} (${c > withoutJob ? 'over' : 'under'}-counted by ${Math.abs(c - withoutJob)})`);
+  }
+  return problems;
+}

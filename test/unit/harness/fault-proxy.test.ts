@@ -127,6 +127,33 @@ test('delayed: a create reaches the upstream only after the delay, and is in fli
   }
 });
 
+test('late answers: creates held 150–250 ms, then answered 429 and 503 in turn with Retry-After, never forwarded', async () => {
+  proxy.lateAnswerCreatesUntilMs = Date.now() + 60_000;
+  proxy.lateAnswer = { minMs: 150, maxMs: 250, statuses: [429, 503] };
+  proxy.retryAfterSeconds = 1;
+  try {
+    const before = seen.length;
+    const answers: { status: number; retryAfter: string | undefined; reason: string; tookMs: number }[] = [];
+    for (const slot of ['2026-12-03T16:00:05Z', '2026-12-03T16:00:06Z']) {
+      const sent = Date.now();
+      const post = await send('POST', JOBS, job(slot));
+      const body = JSON.parse(await text(post.res)) as { reason: string };
+      answers.push({ status: post.status, retryAfter: post.headers['retry-after'], reason: body.reason, tookMs: Date.now() - sent });
+    }
+    assert.deepEqual(answers.map((a) => [a.status, a.retryAfter, a.reason]), [[429, '1', 'TooManyRequests'], [503, '1', 'ServiceUnavailable']]);
+    assert.ok(answers.every((a) => a.tookMs >= 145), `answered late (${answers.map((a) => a.tookMs).join(', ')} ms)`);
+    assert.equal(seen.length, before, 'the upstream never saw them');
+    const recs = proxy.creates.slice(-2);
+    assert.deepEqual(recs.map((r) => [r.status, r.throttled, r.forwarded]), [[429, true, false], [503, true, false]]);
+    assert.ok(recs.every((r) => (r.answeredMs ?? 0) - r.receivedMs >= 145));
+  } finally {
+    proxy.clearFaults();
+  }
+  const post = await send('POST', JOBS, job('2026-12-03T16:00:07Z'));
+  await text(post.res);
+  assert.deepEqual([post.status, proxy.creates.at(-1)?.forwarded], [201, true], 'cleared: forwarded again, with the upstream\'s code');
+});
+
 test('a watch streams through: the first event arrives while the upstream still holds the stream open', async () => {
   const watch = await send('GET', `${JOBS}?watch=true`);
   const first = await new Promise<string>((resolve) => watch.res.once('data', (c: Buffer) => resolve(c.toString())));

@@ -3,8 +3,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 
-import { auditSlots, describeAudit, nextMidSecond, slotProblems } from '../../integration/helpers/slot-audit.js';
-import { minus, parseCounts } from '../../integration/helpers/replica-counters.js';
+import { auditSlots, describeAudit, nextMidSecond, perScheduleProblems, slotProblems } from '../../integration/helpers/slot-audit.js';
+import { PER_SCHEDULE_MISSED, countedInNamespace, minus, parseCounts } from '../../integration/helpers/replica-counters.js';
 
 const T0 = Date.parse('2026-12-03T16:00:00Z');
 /** Slots T0+1s .. T0+n s, except the given offsets (in seconds). */
@@ -95,6 +95,34 @@ test('parseCounts: missed summed over reasons, AlreadyExists creates alone', () 
     'secondcron_jobs_created_total{result="error"} 7',
     '',
   ].join('\n');
-  assert.deepEqual(parseCounts(text), { missed: 5, alreadyExists: 1 });
-  assert.deepEqual(minus(parseCounts(text), { missed: 1, alreadyExists: 1 }), { missed: 4, alreadyExists: 0 });
+  assert.deepEqual(parseCounts(text), { missed: 5, alreadyExists: 1, missedBySchedule: {}, perScheduleExported: false });
+  assert.deepEqual(minus(parseCounts(text), { missed: 1, alreadyExists: 1, missedBySchedule: {}, perScheduleExported: false }), { missed: 4, alreadyExists: 0, missedBySchedule: {}, perScheduleExported: false });
+});
+
+test('parseCounts: the per-schedule count by namespace/name, summed over its other labels', () => {
+  const text = [
+    `# TYPE ${PER_SCHEDULE_MISSED} counter`,
+    `${PER_SCHEDULE_MISSED}{namespace="ns1",name="a",reason="late"} 3`,
+    `${PER_SCHEDULE_MISSED}{namespace="ns1",name="a",reason="deadline"} 1`,
+    `${PER_SCHEDULE_MISSED}{name="b",namespace="ns1"} 2`,
+    `${PER_SCHEDULE_MISSED}{namespace="ns2",name="a"} 5`,
+    '',
+  ].join('\n');
+  const counts = parseCounts(text);
+  assert.deepEqual(counts.missedBySchedule, { 'ns1/a': 4, 'ns1/b': 2, 'ns2/a': 5 });
+  assert.equal(counts.perScheduleExported, true);
+  const later = parseCounts(text.replace('reason="late"} 3', 'reason="late"} 7'));
+  assert.deepEqual(countedInNamespace(minus(later, counts), 'ns1'), { exported: true, bySchedule: { a: 4, b: 0 } });
+});
+
+test('perScheduleProblems: each schedule both ways, not the sum; a missing per-schedule count is a problem', () => {
+  const audit = auditSlots([{ name: 'a', jobSlots: [T0 + 1_000] }, { name: 'b', jobSlots: [T0 + 1_000, T0 + 2_000] }], { fromMs: T0, toMs: T0 + 3_000 });
+  assert.deepEqual(audit.withoutJobBySchedule, { a: 2, b: 1 });
+  assert.deepEqual(perScheduleProblems(audit, { exported: true, bySchedule: { a: 2, b: 1 } }), []);
+  // The same sum (3), wrong per schedule: both directions named.
+  assert.deepEqual(perScheduleProblems(audit, { exported: true, bySchedule: { a: 3 } }), [
+    'a: missed slots counted 3 != slots without a Job 2 (over-counted by 1)',
+    'b: missed slots counted 0 != slots without a Job 1 (under-counted by 1)',
+  ]);
+  assert.equal(perScheduleProblems(audit, { exported: false, bySchedule: {} }).length, 1);
 });
