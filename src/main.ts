@@ -63,7 +63,7 @@ async function main(): Promise<void> {
   const wall = systemWallClock;
   const timers = createSystemTimers();
   const random = Math.random;
-  const metrics = new Metrics();
+  const metrics = new Metrics(true, cfg.perScheduleMetrics);
   const scheduleGauges = cfg.perScheduleMetrics ? new ScheduleGauges() : undefined;
   metrics.buildInfo.set({ version: build.version, commit: build.commit }, 1);
 

@@ -163,6 +163,8 @@ export class Controller {
   /** The one place a schedule's state is dropped. */
   private forget(key: string): void {
     this.scheduleCounts = undefined;
+    const [namespace = '', name = ''] = key.split('/');
+    this.d.metrics.scheduleMissed?.remove({ namespace, name });
     this.scheduler.delete(key);
     this.executor.forget(key);
     this.records.delete(key);

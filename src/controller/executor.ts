@@ -373,6 +373,7 @@ export class Executor {
   /** The one place a slot without a Job is counted. */
   missed(scj: SecondCronJob, m: Missed): void {
     this.d.metrics.triggersMissed.inc({ reason: m.reason }, m.count);
+    this.d.metrics.scheduleMissed?.inc({ namespace: scj.metadata.namespace ?? '', name: scj.metadata.name }, m.count);
     if (m.reason === 'late') {
       this.d.events.record(scj, 'Warning', 'MissedSchedule', `${m.count} slot(s) from ${rfc3339(m.slotMs)} were not started in time; only the latest due slot runs`);
     } else if (m.reason === 'deadline') {

@@ -117,7 +117,22 @@ export class Metrics {
     registers: [this.registry],
   });
 
-  constructor(defaultMetrics = true) {
+  /**
+   * Slots without a Job per schedule ({namespace, name}, every reason summed): counted by the replica
+   * that decided them, like secondcron_triggers_missed_total, so a test (or an alert) can tell which
+   * schedule missed. With --per-schedule-metrics only; the series goes with the resource.
+   */
+  readonly scheduleMissed: Counter<'namespace' | 'name'> | undefined;
+
+  constructor(defaultMetrics = true, perSchedule = false) {
+    this.scheduleMissed = perSchedule
+      ? new Counter({
+          name: 'secondcron_schedule_missed_slots_total',
+          help: 'Slots of this SecondCronJob that did not produce a Job (every reason), counted by the replica that decided them; summed over replicas it is the cluster-wide count.',
+          labelNames: ['namespace', 'name'] as const,
+          registers: [this.registry],
+        })
+      : undefined;
     if (defaultMetrics) collectDefaultMetrics({ register: this.registry, eventLoopMonitoringPrecision: 10 });
     // Export zeroes from the start so rate() and absent() alerts behave before the first event.
     for (const r of ['created', 'already_exists', 'error'] as const) this.jobsCreated.inc({ result: r }, 0);
