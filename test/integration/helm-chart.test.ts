@@ -414,7 +414,7 @@ describe('helm template, default values', async () => {
     assert.deepEqual(rendered.metadata?.annotations, { 'helm.sh/resource-policy': 'keep' });
     for (const [k, v] of Object.entries(source.metadata?.labels ?? {})) assert.equal(rendered.metadata?.labels?.[k], v);
     // Validation rules survive fromYaml/toYaml in the template.
-    assert.match(JSON.stringify(rendered.spec), /has\(self\.schedule\) != has\(self\.intervalSeconds\)/);
+    assert.match(JSON.stringify(rendered.spec), /\(has\(self\.schedule\) \? 1 : 0\) \+ \(has\(self\.schedules\) \? 1 : 0\) \+ \(has\(self\.intervalSeconds\) \? 1 : 0\) == 1/);
   });
 
   test('no ServiceMonitor, PodMonitor, PrometheusRule or dashboard unless asked for', () => {
