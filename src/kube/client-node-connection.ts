@@ -38,7 +38,7 @@ export function clientNodeConnection(resolved: ResolvedKubeconfig, source: strin
       for (const [k, v] of Object.entries(ctx.getHeaders())) headers[k] = String(v);
       Object.assign(headers, impersonation);
       // Keep the first dispatcher: client-node builds a new one (a new TLS connection) per call.
-      dispatcher ??= keepConnections((ctx.getDispatcher() as Dispatcher | undefined) ?? new Agent());
+      dispatcher ??= keepConnections((ctx.getDispatcher() as Dispatcher | undefined) ?? new Agent({ allowH2: false })); // HTTP/1.1: see tls-dispatcher.ts
       return { headers, dispatcher };
     },
   };

@@ -44,7 +44,11 @@ export class DispatcherPool {
     // Idle connections stay for a minute (client-go keeps them 90 s): a burst after a quiet spell
     // should not start with a TLS handshake per request.
     const keepAliveTimeout = 60_000;
-    return keepConnections(proxy ? new ProxyAgent({ uri: proxy, requestTls: tls, keepAliveTimeout }) : new Agent({ connect: tls, keepAliveTimeout }));
+    // HTTP/1.1, as every figure in bench/ was measured: undici 8 offers HTTP/2 by ALPN by default, and
+    // over it a header given as a list (Impersonate-Group, once per group) went out as one joined
+    // value, so `--as-group a --as-group b` impersonated a single group "a, b".
+    const allowH2 = false;
+    return keepConnections(proxy ? new ProxyAgent({ uri: proxy, requestTls: tls, keepAliveTimeout, allowH2 }) : new Agent({ connect: tls, keepAliveTimeout, allowH2 }));
   }
 }
 
