@@ -470,10 +470,11 @@ test('delete the leader pod: the next Job within about a retry period, no slot t
   const pods = await readyPods(3);
   const replacement = pods.find((p) => !before.has(p.metadata.name))?.metadata.name;
   assert.ok(replacement, 'a replacement pod was created');
-  assert.notEqual(next, replacement, 'an old follower took over, not the new pod');
+  // The leader now writes its waiting statuses before it releases the Lease (issue 32), so the
+  // replacement pod may already be a candidate when it does: either may win, one leader only.
   await new Promise((r) => setTimeout(r, 3_000));
   assert.equal(await leaderPod(), next, 'leadership stayed with the new leader');
-  assert.ok(!(await logs(replacement)).includes('"msg":"started leading"'), 'the replacement pod is a follower');
+  if (next !== replacement) assert.ok(!(await logs(replacement)).includes('"msg":"started leading"'), 'the replacement pod is a follower');
 
   // The window runs past the takeover to now: a new leader that creates no Job leaves a tail.
   const end = await mark();
