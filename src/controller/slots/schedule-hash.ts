@@ -11,8 +11,14 @@ export function scheduleSpecOf(scj: SecondCronJob): string {
   return JSON.stringify([schedule, intervalSeconds, timeZone, schedules, notBefore, notAfter]);
 }
 
+// Per spec object: plan() and status read it on every reconcile of a 1 s schedule, and the cache keeps
+// the same spec object for a resource until its spec changes (slim.ts).
+const hashes = new WeakMap<SecondCronJob['spec'], string>();
+
 export function scheduleHash(scj: SecondCronJob): string {
-  return hashOfScheduleSpec(scheduleSpecOf(scj));
+  let hash = hashes.get(scj.spec);
+  if (hash === undefined) hashes.set(scj.spec, (hash = hashOfScheduleSpec(scheduleSpecOf(scj))));
+  return hash;
 }
 
 /** The hash of a scheduleSpecOf() string (an older spec the controller remembers). */
