@@ -98,11 +98,11 @@ interface Verdict {
 
 /** Runs the window on a few seconds past the takeover, then judges everything since `start`. */
 /**
- * `killed`: the old leader died without writing the status of its last seconds: the slots it decided
+ * `cutOff`: the old leader died or froze without writing the status of its last seconds: the slots it decided
  * then (status trails by up to 5 s for these fast schedules, DESIGN §2) are decided and counted once
  * more by the next leader — at most that many per schedule (I1 holds per leader term).
  */
-async function judge(start: { ms: number; counts: Counts }, killed = false): Promise<Verdict> {
+async function judge(start: { ms: number; counts: Counts }, cutOff: boolean): Promise<Verdict> {
   await sleep(6_000);
   const end = await mark();
   await sleep(3_000); // the window's last slots: created (Replace: after its delete) and seen
@@ -117,7 +117,7 @@ async function judge(start: { ms: number; counts: Counts }, killed = false): Pro
   const perSchedule = countedInNamespace(counted, ns.name);
   // Gaps per schedule; the operators' count (a sum over schedules: no per-schedule count yet) against both.
   const withoutJob = forbid.withoutJob + replace.withoutJob;
-  const overCountUpTo: Record<string, number> = killed ? { [FORBID]: 5, [REPLACE]: Math.ceil(5 / REPLACE_PERIOD_S) } : {};
+  const overCountUpTo: Record<string, number> = cutOff ? { [FORBID]: 5, [REPLACE]: Math.ceil(5 / REPLACE_PERIOD_S) } : {};
   const overAllowed = (overCountUpTo[FORBID] ?? 0) + (overCountUpTo[REPLACE] ?? 0);
   const sumOk = counted.missed >= withoutJob && counted.missed - withoutJob <= overAllowed;
   const slots = [
@@ -173,7 +173,7 @@ test('a leader paused past its Lease, then thawed: Forbid never runs two Jobs at
     leader(old).resume();
   }
   const pausedMs = Date.now() - start.ms;
-  const verdict = await judge(start);
+  const verdict = await judge(start, true);
   const message = `leader ${old} paused ${pausedMs} ms, ${next} took over; ${verdict.text}`;
   t.diagnostic(message);
   process.stderr.write(`[failover-policies paused] ${message}\n`);
