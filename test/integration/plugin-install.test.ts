@@ -71,8 +71,13 @@ describe('the kubectl plugin installed as users install it', () => {
     assert.ok(ns && kubeconfigs.length === 2);
     for (const kc of kubeconfigs) {
       const res = await kubectlPlugin(path, ['next', '-A', '--count', '1', '-o', 'json'], kc.path);
-      assert.equal(res.code, 0, `${kc.name}: ${res.stdout}${res.stderr}`);
-      assert.equal(res.stderr, '', `${kc.name}: nothing on stderr`);
+      // -A reads the shared test cluster: other tests' resources (in namespaces still terminating)
+      // may be suspended or invalid, which the plugin reports per resource. Nothing else may reach
+      // stderr (no Node.js warning), and only such an invalid resource may make it exit 1.
+      const perResource = /^(Warning: \S+ is suspended: .*|error: \S+: (InvalidSchedule|UnknownTimeZone): .*)$/;
+      const other = res.stderr.split('\n').filter((l) => l !== '' && !perResource.test(l));
+      assert.deepEqual(other, [], `${kc.name}: nothing on stderr but per-resource reports`);
+      assert.equal(res.code, res.stderr.includes('\nerror: ') || res.stderr.startsWith('error: ') ? 1 : 0, `${kc.name}: ${res.stdout}${res.stderr}`);
       const listed = JSON.parse(res.stdout) as { name: string; namespace?: string }[];
       assert.ok(listed.some((e) => e.name === 'reader-sees-me' && e.namespace === ns?.name), `${kc.name}: ${res.stdout}`);
     }
