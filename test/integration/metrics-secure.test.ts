@@ -1,5 +1,5 @@
-// --metrics-secure on the real control plane: /metrics over HTTPS (a self-signed certificate made
-// at start), authenticated by a TokenReview and authorized by a SubjectAccessReview for
+// The binary's default (--metrics-secure, no flag given) on the real control plane: /metrics over
+// HTTPS (a self-signed certificate made at start), authenticated by a TokenReview and authorized by a SubjectAccessReview for
 // `get /metrics`. No token: 401; a ServiceAccount without the role: 403; one bound to a ClusterRole
 // like the chart's `<release>-metrics-reader`: the data, and a real Prometheus scrapes it with that token.
 // With --metrics-cert-dir (the chart's certSecret / cert-manager Certificate), a real Prometheus
@@ -69,7 +69,7 @@ describe('metrics served securely (--metrics-secure)', { timeout: 180_000 }, () 
     // What the chart creates as <release>-metrics-reader, bound to Prometheus' ServiceAccount.
     await kubectlOk(['create', 'clusterrole', reader, '--verb=get', '--non-resource-url=/metrics']);
     await kubectlOk(['create', 'clusterrolebinding', reader, `--clusterrole=${reader}`, `--serviceaccount=${ns.name}:prometheus`]);
-    operator = await startOperator({ namespaces: [ns.name], identity: 'secure-0', args: ['--leader-elect=false', '--metrics-secure'] });
+    operator = await startOperator({ namespaces: [ns.name], identity: 'secure-0', metricsSecure: true, args: ['--leader-elect=false'] });
   });
 
   after(async () => {
@@ -154,7 +154,7 @@ describe('metrics served with a mounted certificate: a real Prometheus verifies 
     writeFileSync(join(dir, 'tls.crt'), cert.cert);
     writeFileSync(join(dir, 'tls.key'), cert.key);
     writeFileSync(join(dir, 'ca.crt'), cert.cert);
-    operator = await startOperator({ namespaces: [ns.name], identity: 'verified-0', args: ['--leader-elect=false', '--metrics-secure', '--metrics-cert-dir', dir] });
+    operator = await startOperator({ namespaces: [ns.name], identity: 'verified-0', metricsSecure: true, args: ['--leader-elect=false', '--metrics-cert-dir', dir] });
   });
 
   after(async () => {
