@@ -1,5 +1,6 @@
 // Command-line flags and their SECONDCRON_* environment twins, validated once at start-up.
 // A bad value stops the process at once with a message naming the flag (never a late surprise).
+import { MAX_TIMER_DELAY_MS } from './clock/clock.js';
 import { type ConnectionLimits, HEALTH_LIMITS, METRICS_LIMITS } from './http/connection-limits.js';
 import { DEFAULT_TLS_POLICY, TLS_MIN_VERSIONS, type TlsMinVersion, parseCipherSuites } from './http/tls-policy.js';
 
@@ -195,11 +196,12 @@ type ValueOf = <T>(flag: string, parse: (v: string) => T | undefined, expected: 
 
 /** Both servers share the timeouts and have a connection cap each. */
 function connectionLimits(value: ValueOf): { metricsLimits: ConnectionLimits; healthLimits: ConnectionLimits } {
-  // Node takes whole milliseconds for its header and request timeouts.
+  // Node takes whole milliseconds for its header and request timeouts, and turns a socket timeout
+  // beyond its longest timer into 1 ms.
   const ms = (flag: string): number => value(flag, (v) => {
     const n = parseDurationMs(v);
-    return n !== undefined && Number.isInteger(n) ? n : undefined;
-  }, 'a duration of whole milliseconds such as 32s or 1500ms');
+    return n !== undefined && Number.isInteger(n) && n <= MAX_TIMER_DELAY_MS ? n : undefined;
+  }, 'a duration of whole milliseconds up to 596h, such as 32s or 1500ms');
   const count = (flag: string): number => value(flag, parsePositiveInt, 'a whole number >= 1');
   const shared = {
     headersTimeoutMs: ms('http-read-header-timeout'),

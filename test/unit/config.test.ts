@@ -119,6 +119,7 @@ test('connection limits: a bad value names the flag, its variable and what is ex
     [['--http-socket-timeout=0s'], {}, /invalid value "0s" for --http-socket-timeout/],
     [[], { SECONDCRON_HTTP_KEEP_ALIVE_TIMEOUT: '1.5ms' }, /invalid value "1.5ms" for --http-keep-alive-timeout \(SECONDCRON_HTTP_KEEP_ALIVE_TIMEOUT\)/],
     [['--metrics-tls-handshake-timeout=-1s'], {}, /--metrics-tls-handshake-timeout/],
+    [['--http-keep-alive-timeout=600h'], {}, /invalid value "600h" for --http-keep-alive-timeout .*: expected a duration of whole milliseconds up to 596h/],
     [['--metrics-max-connections=0'], {}, /invalid value "0" for --metrics-max-connections \(SECONDCRON_METRICS_MAX_CONNECTIONS\): expected a whole number >= 1/],
     [[], { SECONDCRON_HEALTH_MAX_CONNECTIONS: 'many' }, /invalid value "many" for --health-max-connections/],
     [['--http-max-headers-count=2.5'], {}, /--http-max-headers-count/],
