@@ -131,8 +131,8 @@ install: ## apply the CRD to the current cluster ($$KUBECONFIG)
 	for i in $$(seq 120); do [ "$$(kubectl get crd secondcronjobs.secondcron.io -o jsonpath='{.status.conditions[?(@.type=="Established")].status}')" = True ] && exit 0; sleep 0.5; done; echo "CRD not Established" >&2; exit 1
 
 .PHONY: run
-run: build ## run one operator replica against $$KUBECONFIG (extra flags: ARGS="--log-level debug")
-	$(NODE) dist/main.js $(ARGS)
+run: build ## run one operator replica against $$KUBECONFIG, /metrics over plain HTTP (extra flags: ARGS="--log-level debug"; ARGS=--metrics-secure for the binary's default)
+	$(NODE) dist/main.js --metrics-secure=false $(ARGS)
 
 .PHONY: demo
 demo: build build-test binaries ## local control plane + CRD + 3 replicas + examples; Jobs printed live (DURATION=<s> to stop)

@@ -1,5 +1,7 @@
 // Command-line flags and their SECONDCRON_* environment twins, validated once at start-up.
 // A bad value stops the process at once with a message naming the flag (never a late surprise).
+import { MAX_TIMER_DELAY_MS } from './clock/clock.js';
+import { type ConnectionLimits, HEALTH_LIMITS, METRICS_LIMITS } from './http/connection-limits.js';
 import { DEFAULT_TLS_POLICY, TLS_MIN_VERSIONS, type TlsMinVersion, parseCipherSuites } from './http/tls-policy.js';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
@@ -18,10 +20,16 @@ export interface Config {
   perScheduleMetrics: boolean;
   metricsSecure: boolean;
   metricsCertDir: string | undefined;
+  /** Extra DNS names of the self-signed certificate (without --metrics-cert-dir): the metrics Service's. */
+  metricsCertDnsNames: string[];
   metricsTlsMinVersion: TlsMinVersion;
   /** IANA names of the TLS 1.2 cipher suites the metrics port accepts. */
   metricsTlsCipherSuites: string[];
   healthPort: number;
+  /** Timeouts and connection cap of the metrics port (--http-*, --metrics-tls-handshake-timeout, --metrics-max-connections). */
+  metricsLimits: ConnectionLimits;
+  /** The same timeouts and the health port's own cap (--health-max-connections). */
+  healthLimits: ConnectionLimits;
   maxConcurrentCreates: number;
   qps: number;
   burst: number;
@@ -51,12 +59,22 @@ export const FLAGS: readonly FlagSpec[] = [
   { flag: 'retry-period', kind: 'duration', help: 'interval between Lease acquire/renew attempts', default: '2s' },
   { flag: 'identity', kind: 'string', help: 'leader-election identity (default: <pod name>_<random>)' },
   { flag: 'metrics-port', kind: 'port', help: 'port of /metrics (0 picks a free port)', default: '8080' },
-  { flag: 'metrics-secure', kind: 'bool', help: 'serve /metrics over HTTPS to callers the API server authorizes (TokenReview + SubjectAccessReview for the request verb and path, e.g. get /metrics)', default: 'false' },
+  { flag: 'metrics-secure', kind: 'bool', help: 'serve /metrics over HTTPS to callers the API server authorizes (TokenReview + SubjectAccessReview for the request verb and path, e.g. get /metrics); false: plain HTTP to anyone who reaches the port (local runs)', default: 'true' },
   { flag: 'metrics-cert-dir', kind: 'string', help: 'directory with tls.crt and tls.key for --metrics-secure, reloaded when they change (default: a self-signed certificate made at start)' },
+  { flag: 'metrics-cert-dns-names', kind: 'list', help: 'with --metrics-secure and no --metrics-cert-dir: comma-separated DNS names the self-signed certificate carries besides localhost and the pod\'s name, e.g. the metrics Service\'s <svc>.<ns>.svc', default: '' },
   { flag: 'metrics-tls-min-version', kind: 'string', help: 'with --metrics-secure: VersionTLS12 or VersionTLS13', default: DEFAULT_TLS_POLICY.minVersion },
   { flag: 'metrics-tls-cipher-suites', kind: 'list', help: 'with --metrics-secure: comma-separated IANA names of the TLS 1.2 cipher suites to accept, of ECDHE with AES-GCM or ChaCha20-Poly1305 (TLS 1.3 suites are always on)', default: DEFAULT_TLS_POLICY.cipherSuites.join(',') },
   { flag: 'per-schedule-metrics', kind: 'bool', help: 'export secondcron_schedule_* gauges labelled {namespace, name} for every SecondCronJob', default: 'true' },
   { flag: 'health-port', kind: 'port', help: 'port of /healthz and /readyz (0 picks a free port)', default: '8081' },
+  { flag: 'http-read-header-timeout', kind: 'duration', help: 'both ports: a request\'s headers must be complete this long after its first byte (controller-runtime\'s ReadHeaderTimeout)', default: durationText(METRICS_LIMITS.headersTimeoutMs) },
+  { flag: 'http-request-timeout', kind: 'duration', help: 'both ports: a whole request must be received this long after its first byte; at least --http-read-header-timeout', default: durationText(METRICS_LIMITS.requestTimeoutMs) },
+  { flag: 'http-socket-timeout', kind: 'duration', help: 'both ports: a connection with no byte read or written for this long while a request is awaited or served is closed (a silent connection too)', default: durationText(METRICS_LIMITS.inactivityTimeoutMs) },
+  { flag: 'http-keep-alive-timeout', kind: 'duration', help: 'both ports: a kept-alive connection idle this long between requests is closed (controller-runtime\'s IdleTimeout)', default: durationText(METRICS_LIMITS.keepAliveTimeoutMs) },
+  { flag: 'http-max-header-bytes', kind: 'positiveInt', help: 'both ports: largest request head (request line and headers) in bytes', default: String(METRICS_LIMITS.maxHeaderBytes) },
+  { flag: 'http-max-headers-count', kind: 'positiveInt', help: 'both ports: most header lines read of a request', default: String(METRICS_LIMITS.maxHeadersCount) },
+  { flag: 'metrics-tls-handshake-timeout', kind: 'duration', help: 'with --metrics-secure: a TLS handshake not complete this long after accept is closed', default: durationText(METRICS_LIMITS.tlsHandshakeTimeoutMs) },
+  { flag: 'metrics-max-connections', kind: 'positiveInt', help: 'connections the metrics port holds at once (mid-handshake ones too); one more is closed at accept', default: String(METRICS_LIMITS.maxConnections) },
+  { flag: 'health-max-connections', kind: 'positiveInt', help: 'connections the health port holds at once, apart from the metrics port\'s; one more is closed at accept', default: String(HEALTH_LIMITS.maxConnections) },
   { flag: 'max-concurrent-creates', kind: 'positiveInt', help: 'Job creations in flight at once', default: '32' },
   { flag: 'qps', kind: 'positiveNumber', help: 'client-side rate limit for Job creation, requests per second', default: '200' },
   { flag: 'burst', kind: 'positiveInt', help: 'client-side burst for Job creation', default: '400' },
@@ -135,9 +153,11 @@ export function parseConfig(
     perScheduleMetrics: value('per-schedule-metrics', parseBool, 'true or false'),
     metricsSecure: value('metrics-secure', parseBool, 'true or false'),
     metricsCertDir: optionalString('metrics-cert-dir'),
+    metricsCertDnsNames: (get('metrics-cert-dns-names') ?? '').split(',').map((s) => s.trim()).filter((s) => s.length > 0),
     metricsTlsMinVersion: value('metrics-tls-min-version', (v) => TLS_MIN_VERSIONS.find((m) => m === v), TLS_MIN_VERSIONS.join(' or ')),
     metricsTlsCipherSuites: value('metrics-tls-cipher-suites', parseCipherSuites, 'IANA names of ECDHE suites with AES-GCM or ChaCha20-Poly1305, e.g. TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256'),
     healthPort: value('health-port', parsePort, 'a port number 0-65535'),
+    ...connectionLimits(value),
     maxConcurrentCreates: value('max-concurrent-creates', parsePositiveInt, 'a whole number >= 1'),
     qps: value('qps', parsePositiveNumber, 'a number > 0'),
     burst: value('burst', parsePositiveInt, 'a whole number >= 1'),
@@ -150,6 +170,15 @@ export function parseConfig(
   if (cfg.metricsCertDir && !cfg.metricsSecure) {
     throw new ConfigError('--metrics-cert-dir needs --metrics-secure');
   }
+  if (cfg.metricsCertDnsNames.length > 0 && (!cfg.metricsSecure || cfg.metricsCertDir)) {
+    throw new ConfigError('--metrics-cert-dns-names names the self-signed certificate\'s DNS names: it needs --metrics-secure and no --metrics-cert-dir');
+  }
+  for (const name of cfg.metricsCertDnsNames) {
+    if (!DNS_NAME.test(name)) throw new ConfigError(`invalid DNS name "${name}" in --metrics-cert-dns-names: expected lower-case DNS names separated by commas`);
+  }
+  if (cfg.metricsLimits.headersTimeoutMs > cfg.metricsLimits.requestTimeoutMs) {
+    throw new ConfigError(`--http-read-header-timeout (${cfg.metricsLimits.headersTimeoutMs} ms) must not be longer than --http-request-timeout (${cfg.metricsLimits.requestTimeoutMs} ms)`);
+  }
   if (cfg.metricsPort !== 0 && cfg.metricsPort === cfg.healthPort) {
     throw new ConfigError(`--metrics-port and --health-port must differ (both ${cfg.metricsPort})`);
   }
@@ -161,6 +190,37 @@ export function parseConfig(
     throw new ConfigError(`--renew-deadline (${cfg.renewDeadlineMs} ms) must be greater than 1.2 x --retry-period (${cfg.retryPeriodMs} ms)`);
   }
   return cfg;
+}
+
+type ValueOf = <T>(flag: string, parse: (v: string) => T | undefined, expected: string) => T;
+
+/** Both servers share the timeouts and have a connection cap each. */
+function connectionLimits(value: ValueOf): { metricsLimits: ConnectionLimits; healthLimits: ConnectionLimits } {
+  // Node takes whole milliseconds for its header and request timeouts, and turns a socket timeout
+  // beyond its longest timer into 1 ms.
+  const ms = (flag: string): number => value(flag, (v) => {
+    const n = parseDurationMs(v);
+    return n !== undefined && Number.isInteger(n) && n <= MAX_TIMER_DELAY_MS ? n : undefined;
+  }, 'a duration of whole milliseconds up to 596h, such as 32s or 1500ms');
+  const count = (flag: string): number => value(flag, parsePositiveInt, 'a whole number >= 1');
+  const shared = {
+    headersTimeoutMs: ms('http-read-header-timeout'),
+    requestTimeoutMs: ms('http-request-timeout'),
+    inactivityTimeoutMs: ms('http-socket-timeout'),
+    keepAliveTimeoutMs: ms('http-keep-alive-timeout'),
+    tlsHandshakeTimeoutMs: ms('metrics-tls-handshake-timeout'),
+    maxHeaderBytes: count('http-max-header-bytes'),
+    maxHeadersCount: count('http-max-headers-count'),
+  };
+  return {
+    metricsLimits: { ...shared, maxConnections: count('metrics-max-connections') },
+    healthLimits: { ...shared, maxConnections: count('health-max-connections') },
+  };
+}
+
+/** A default as a flag reads it: 32s, 1500ms. */
+function durationText(ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`;
 }
 
 const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error'];

@@ -4,7 +4,7 @@
 import { hostname } from 'node:os';
 
 import { buildInfo, versionLine } from './build-info.js';
-import { type Timers, createSystemTimers, systemMonotonicClock, systemWallClock } from './clock/index.js';
+import { type Timers, type WallClock, createSystemTimers, systemMonotonicClock, systemWallClock } from './clock/index.js';
 import { ConfigError, type Config, helpText, parseConfig } from './config.js';
 import { type SecondCronJob, type Job, LABEL_OWNER, collectionPath, jobsPath } from './api/resources.js';
 import type { Cache } from './controller/cache.js';
@@ -16,7 +16,7 @@ import { slimJob, slimSecondCronJob } from './controller/slim.js';
 import { WritePriority } from './controller/write-priority.js';
 import { LeaderElector, makeIdentity } from './election/index.js';
 import { KubeLeaseStore } from './election/kube-lease-store.js';
-import { type ServingCertificate, certificateFromDir, fixedCertificate } from './http/cert-watcher.js';
+import { type ServingCertificate, certificateFromDir } from './http/cert-watcher.js';
 import { MetricsAuthorizer } from './http/metrics-auth.js';
 import { type MetricsOptions, serveHealth, serveMetrics } from './http/servers.js';
 import type { TlsPolicy } from './http/tls-policy.js';
@@ -172,7 +172,8 @@ async function main(): Promise<void> {
     return idle > 6 * SCHEDULER_MAX_SLEEP_MS ? `scheduler loop has not woken for ${Math.round(idle / 1000)} s` : undefined;
   };
   const metricsServer = await serveMetrics(cfg.metricsPort, new MetricsExposition(metrics.registry, scheduleGauges), {
-    ...(cfg.metricsSecure ? { secure: await metricsSecurity(cfg.metricsCertDir, { minVersion: cfg.metricsTlsMinVersion, cipherSuites: cfg.metricsTlsCipherSuites }, new MetricsAuthorizer({ rest, mono, log, onDecision: (result) => metrics.metricsAuth.inc({ result }) }), timers, wall.nowMs(), log) } : {}),
+    limits: cfg.metricsLimits,
+    ...(cfg.metricsSecure ? { secure: await metricsSecurity(cfg.metricsCertDir, cfg.metricsCertDnsNames, { minVersion: cfg.metricsTlsMinVersion, cipherSuites: cfg.metricsTlsCipherSuites }, new MetricsAuthorizer({ rest, mono, log, onDecision: (result) => metrics.metricsAuth.inc({ result }) }), timers, wall, log) } : {}),
   });
   const healthServer = await serveHealth(cfg.healthPort, {
     healthz: [
@@ -183,7 +184,7 @@ async function main(): Promise<void> {
       { name: 'caches', run: () => (manager.cachesSynced ? undefined : 'caches not synced yet') },
       { name: 'scheduler', run: schedulerStall },
     ],
-  });
+  }, cfg.healthLimits);
   log.info('serving', { metricsPort: metricsServer.port, healthPort: healthServer.port });
 
   // Jobs first: when SecondCronJobs arrive, their Jobs are already known (catch-up needs them).
@@ -234,8 +235,11 @@ async function main(): Promise<void> {
   manager.startRunnables(elector);
 }
 
-/** The serving certificate (mounted and followed, or self-signed now like kubebuilder's default) and the authorizer. */
-async function metricsSecurity(certDir: string | undefined, tls: TlsPolicy, authorizer: MetricsAuthorizer, timers: Timers, nowMs: number, log: Logger): Promise<NonNullable<MetricsOptions['secure']>> {
+/**
+ * The serving certificate (mounted and followed, or self-signed now like kubebuilder's default and
+ * renewed before it expires) and the authorizer.
+ */
+async function metricsSecurity(certDir: string | undefined, dnsNames: string[], tls: TlsPolicy, authorizer: MetricsAuthorizer, timers: Timers, wall: WallClock, log: Logger): Promise<NonNullable<MetricsOptions['secure']>> {
   let certificate: ServingCertificate;
   if (certDir) {
     certificate = certificateFromDir(certDir, {
@@ -245,18 +249,19 @@ async function metricsSecurity(certDir: string | undefined, tls: TlsPolicy, auth
     });
   } else {
     // Loaded only here: the X.509 library is not needed when a certificate is mounted.
-    const { selfSignedCertificate } = await import('./http/self-signed.js');
-    certificate = fixedCertificate(
-      await selfSignedCertificate({
-        commonName: 'secondcron-metrics',
-        dnsNames: ['localhost', hostname()],
-        ipAddresses: ['127.0.0.1'],
-        notBefore: new Date(nowMs - 3_600_000), // an hour of slack for clock skew
-        validDays: 365,
-      }),
-    );
+    const { selfRenewingCertificate } = await import('./http/self-renewing.js');
+    certificate = await selfRenewingCertificate({
+      commonName: 'secondcron-metrics',
+      dnsNames: [...new Set([...dnsNames, 'localhost', hostname()])],
+      ipAddresses: ['127.0.0.1'],
+      validDays: 365,
+      wall,
+      timers,
+      onRenewed: (notAfter) => log.info('self-signed metrics serving certificate renewed', { notAfter: notAfter.toISOString() }),
+      onError: (err) => log.warn('self-signed metrics serving certificate could not be renewed; serving the current one, trying again in a minute', { err }),
+    });
   }
-  log.info('serving /metrics over HTTPS with authorization', { certificate: certDir ? `${certDir}/tls.crt (reloaded on change)` : 'self-signed' });
+  log.info('serving /metrics over HTTPS with authorization', { certificate: certDir ? `${certDir}/tls.crt (reloaded on change)` : 'self-signed (renewed at two thirds of its year)' });
   return { certificate, authorize: (req) => authorizer.check(req), tls };
 }
 

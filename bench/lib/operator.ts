@@ -57,8 +57,11 @@ export function operatorNodeOptions(): string {
   return process.env.BENCH_NODE_OPTIONS ?? chartNodeOptions();
 }
 
-/** `identity` tells replicas of one namespace apart (the failover scenario runs three). */
-export function makeOperator(cluster: Cluster, namespace: string, identity = `bench-${namespace}`, extraArgs: string[] = []): OperatorProcess {
+/**
+ * `identity` tells replicas of one namespace apart (the failover scenario runs three). `metricsSecure`:
+ * /metrics as the binary's default serves it (HTTPS, authorized); otherwise plain HTTP for the polling.
+ */
+export function makeOperator(cluster: Cluster, namespace: string, identity = `bench-${namespace}`, opts: { metricsSecure?: boolean } = {}): OperatorProcess {
   const profDir = process.env.BENCH_CPU_PROF ? resolve(process.env.BENCH_CPU_PROF) : undefined;
   if (profDir) mkdirSync(profDir, { recursive: true });
   const snapDir = heapSnapshotDir();
@@ -81,7 +84,8 @@ export function makeOperator(cluster: Cluster, namespace: string, identity = `be
     nodeArgs: operatorNodeArgs(),
     logLevel: 'info',
     // BENCH_OPERATOR_ARGS: extra operator flags (space-separated), e.g. --per-schedule-metrics=false.
-    args: ['--leader-election-namespace', namespace, ...extraArgs, ...(process.env.BENCH_OPERATOR_ARGS ?? '').split(' ').filter(Boolean)],
+    metricsSecure: opts.metricsSecure === true,
+    args: ['--leader-election-namespace', namespace, ...(process.env.BENCH_OPERATOR_ARGS ?? '').split(' ').filter(Boolean)],
   });
 }
 

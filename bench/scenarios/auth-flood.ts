@@ -67,7 +67,7 @@ export async function runAuthFlood(
 ): Promise<{ result: AuthFloodResult; samples: { quiet: number[]; flood: number[]; decoy: number[] } }> {
   const rest = restFor(cluster.kubeconfigPath);
   await createNamespace(rest, AUTH_FLOOD_NAMESPACE);
-  const op = makeOperator(cluster, AUTH_FLOOD_NAMESPACE, `bench-${AUTH_FLOOD_NAMESPACE}`, ['--metrics-secure']);
+  const op = makeOperator(cluster, AUTH_FLOOD_NAMESPACE, `bench-${AUTH_FLOOD_NAMESPACE}`, { metricsSecure: true });
   await op.start();
   await op.ready(60_000);
   const watcher = await new JobWatcher({ kubeconfigPath: cluster.kubeconfigPath, namespace: AUTH_FLOOD_NAMESPACE }).start();

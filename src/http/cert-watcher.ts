@@ -18,11 +18,6 @@ export interface ServingCertificate {
   watch(onChange: (pair: PemPair) => void): () => void;
 }
 
-/** A certificate that never changes (the self-signed one made at start). */
-export function fixedCertificate(pair: PemPair): ServingCertificate {
-  return { current: () => pair, watch: () => () => undefined };
-}
-
 /** controller-runtime's certwatcher polls every 10 s besides its fsnotify events. */
 export const CERT_POLL_MS = 10_000;
 

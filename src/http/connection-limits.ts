@@ -5,7 +5,9 @@
 //
 // The values are controller-runtime's metrics/probe server's (pkg/internal/httpserver.New):
 //   ReadHeaderTimeout 32 s, IdleTimeout 90 s, MaxHeaderBytes 1 MiB,
-// and where Go bounds something Node does not by the same setting, the nearest Node knob:
+// and where Go bounds something Node does not by the same setting, the nearest Node knob (each one
+// a flag of src/config.ts, --http-*, --metrics-tls-handshake-timeout, --*-max-connections, and a
+// chart value under connectionLimits):
 // - Go's ReadHeaderTimeout runs from the moment it starts reading a request, so a silent connection
 //   is closed after it. Node's headersTimeout only starts at the first byte of a request; the
 //   socket inactivity timeout (server.timeout) closes the silent ones, with the same 32 s.
@@ -28,8 +30,6 @@ export interface ConnectionLimits {
   keepAliveTimeoutMs: number;
   /** From accept until the TLS handshake is complete (HTTPS only). */
   tlsHandshakeTimeoutMs: number;
-  /** How often Node checks requests against headersTimeout and requestTimeout. */
-  checkIntervalMs: number;
   maxHeaderBytes: number;
   maxHeadersCount: number;
   /** Connections held at once (including ones mid-handshake); the one beyond is closed at accept. */
@@ -48,8 +48,6 @@ const COMMON = {
   inactivityTimeoutMs: READ_HEADER_TIMEOUT_MS,
   keepAliveTimeoutMs: IDLE_TIMEOUT_MS,
   tlsHandshakeTimeoutMs: 10_000,
-  // Node's default is 30 s, which would let a request outlive headersTimeout by up to that much.
-  checkIntervalMs: 1_000,
   maxHeaderBytes: 16 * 1024,
   maxHeadersCount: 64,
 } as const;
@@ -62,12 +60,20 @@ export const METRICS_LIMITS: ConnectionLimits = { ...COMMON, maxConnections: 256
 /** The kubelet opens one connection per probe and closes it. */
 export const HEALTH_LIMITS: ConnectionLimits = { ...COMMON, maxConnections: 32 };
 
+/**
+ * How often Node checks requests against headersTimeout and requestTimeout: a tenth of the shorter,
+ * at most 1 s. Node's default is 30 s, which would let a request outlive headersTimeout by that much.
+ */
+function checkIntervalMs(limits: ConnectionLimits): number {
+  return Math.max(10, Math.min(1_000, Math.floor(Math.min(limits.headersTimeoutMs, limits.requestTimeoutMs) / 10)));
+}
+
 /** Options for http.createServer / https.createServer (the ones only settable at construction). */
 export function httpOptions(limits: ConnectionLimits): { headersTimeout: number; requestTimeout: number; connectionsCheckingInterval: number; maxHeaderSize: number } {
   return {
     headersTimeout: limits.headersTimeoutMs,
     requestTimeout: limits.requestTimeoutMs,
-    connectionsCheckingInterval: limits.checkIntervalMs,
+    connectionsCheckingInterval: checkIntervalMs(limits),
     maxHeaderSize: limits.maxHeaderBytes,
   };
 }

@@ -33,7 +33,7 @@ export interface MetricsOptions {
    * given), and every request authorized first (metrics.secure).
    */
   secure?: { certificate: ServingCertificate; authorize: (req: AuthRequest) => Promise<AuthDecision>; tls?: TlsPolicy };
-  /** Timeouts and the connection cap; METRICS_LIMITS unless a test needs shorter ones. */
+  /** Timeouts and the connection cap (the flags --http-*, --metrics-*); METRICS_LIMITS when not given. */
   limits?: ConnectionLimits;
 }
 

@@ -22,6 +22,11 @@ export interface OperatorOptions {
   /** Namespaces to watch: tests always scope their operators, so test files never disturb each other. */
   namespaces: string[];
   identity?: string;
+  /**
+   * true: /metrics as the binary serves it by default, over HTTPS to callers the API server
+   * authorizes; otherwise the tests' plain HTTP (--metrics-secure=false), as for a local run.
+   */
+  metricsSecure?: boolean;
   /** Extra flags, e.g. ['--lease-duration', '4s']. */
   args?: string[];
   cwd?: string;
@@ -68,6 +73,7 @@ export class OperatorProcess {
       '--metrics-port', String(this.metricsPort),
       '--health-port', String(this.healthPort),
       '--log-level', this.opts.logLevel ?? 'debug',
+      ...(this.opts.metricsSecure ? [] : ['--metrics-secure=false']),
       ...(this.opts.identity ? ['--identity', this.opts.identity] : []),
       ...(this.opts.args ?? []),
     ];
@@ -99,6 +105,7 @@ export class OperatorProcess {
     return this;
   }
 
+  /** /metrics over plain HTTP (not with metricsSecure). */
   async metrics(): Promise<string> {
     const res = await fetch(`http://127.0.0.1:${this.metricsPort}/metrics`);
     return res.text();

@@ -11,6 +11,11 @@
 // `cosign verify-attestation`, the chart names the image by its digest, and the same version
 // cannot be pushed again; the tag is an index of linux/amd64 and linux/arm64 (the node pulls amd64);
 // at the end, a tag moved to another image fails verification.
+// The chart's NetworkPolicy is installed (networkPolicy.enabled, the API server's real endpoint and
+// the node's address as an operator of such a cluster would set them): the API server accepts it and
+// the pods still reach the API server and the scraper. The node's network plugin (bridge + portmap,
+// test/cluster/real-node/configs.ts) does not enforce NetworkPolicy, so this shows the objects are
+// valid and harmless, not that they filter; that is why networkPolicy.enabled stays off by default.
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -23,7 +28,7 @@ import { LocalRegistry } from '../cluster/registry.js';
 import { repoRoot } from '../cluster/repo-root.js';
 import { type CommandResult, runCommand } from '../cluster/run-command.js';
 import { JobWatcher, type SeenJob } from '../cluster/job-watcher.js';
-import { NODE_NAME, POD_SUBNET, REAL_NODE_LABEL, REAL_NODE_TAINT } from '../cluster/real-node/addresses.js';
+import { NODE_NAME, POD_GATEWAY, POD_SUBNET, REAL_NODE_LABEL, REAL_NODE_TAINT } from '../cluster/real-node/addresses.js';
 import type { RealNodeInfo } from '../cluster/real-node/real-node.js';
 import { JITTER_FACTOR } from '../../src/election/elector-config.js';
 import { kubectl, kubectlOk, testBinDir, testKubeconfig, uniqueNamespace, type TestNamespace } from '../integration/helpers/cluster-env.js';
@@ -105,6 +110,16 @@ async function readyPods(count: number, timeoutMs = 180_000): Promise<Pod[]> {
 async function leaderPod(): Promise<string> {
   const holder = (await kubectlOk(['get', 'lease', LEASE, '-n', ns.name, '-o', 'jsonpath={.spec.holderIdentity}'])).trim();
   return holder.replace(/_[^_]*$/, '');
+}
+
+/** Where the `kubernetes` Service sends the pods: the API server's address and port (its EndpointSlice). */
+async function apiServerEndpoint(): Promise<{ address: string; port: number }> {
+  const out = await kubectlOk(['get', 'endpointslices', '-n', 'default', '-l', 'kubernetes.io/service-name=kubernetes', '-o', 'json']);
+  const slices = (JSON.parse(out) as { items: { endpoints?: { addresses: string[] }[]; ports?: { port?: number }[] }[] }).items;
+  const address = slices[0]?.endpoints?.[0]?.addresses[0];
+  const port = slices[0]?.ports?.[0]?.port;
+  assert.ok(slices.length === 1 && address && port, `one EndpointSlice of the kubernetes Service with an endpoint: ${out}`);
+  return { address, port };
 }
 
 async function logs(pod: string): Promise<string> {
@@ -341,11 +356,19 @@ test('helm install from the registry: the node pulls the image; three pods Runni
   assert.equal((await nodeImages()).filter((i) => i.startsWith(`${registry.host}/`)).length, 0, 'no image of the registry on the node before the install');
   assert.equal(imageBlobDownloads(), 0, 'pushing downloads no image blob');
   // Only where to run: the image comes from the released chart's defaults.
+  const apiServer = await apiServerEndpoint();
   const values = valuesFile({
     nodeSelector: { [REAL_NODE_LABEL]: 'true' },
     tolerations: [{ key: REAL_NODE_TAINT, operator: 'Equal', value: 'true', effect: 'NoSchedule' }],
     // metrics.secure is the chart's default: the test's Prometheus scrapes as this ServiceAccount.
     metrics: { readerSubjects: [{ kind: 'ServiceAccount', name: SCRAPER, namespace: ns.name }] },
+    // The API server listens on a port of its own here (not 443/6443), at the node's address; the
+    // test's Prometheus runs on the node, whose traffic to the pods leaves the bridge's address.
+    networkPolicy: {
+      enabled: true,
+      apiServer: { ports: [apiServer.port], cidrs: [`${apiServer.address}/32`] },
+      metricsFrom: [{ ipBlock: { cidr: `${POD_GATEWAY}/32` } }],
+    },
   });
   const started = Date.now();
   await helmOk(['install', RELEASE, CHART(), '--version', VERSIONS[0], '--plain-http', '-n', ns.name, '-f', values], { kubeconfig: testKubeconfig() });
@@ -369,6 +392,13 @@ test('helm install from the registry: the node pulls the image; three pods Runni
   }
   const events = await kubectlOk(['get', 'events', '-n', ns.name, '--field-selector', 'reason=Unhealthy', '-o', 'name']);
   t.diagnostic(`probe failures during start-up: ${events.trim().split('\n').filter(Boolean).length}`);
+  // The NetworkPolicy as the API server stored it; the pods above are Ready, i.e. their caches synced
+  // through the API server it admits.
+  const policy = JSON.parse(await kubectlOk(['get', 'networkpolicy', FULLNAME, '-n', ns.name, '-o', 'json'])) as { spec: { policyTypes: string[]; egress: { ports: { port: number | string }[]; to?: { ipBlock?: { cidr: string } }[] }[]; ingress: { ports: { port: number | string }[] }[] } };
+  assert.deepEqual(policy.spec.policyTypes, ['Ingress', 'Egress']);
+  assert.deepEqual(policy.spec.egress[0], { ports: [{ port: apiServer.port, protocol: 'TCP' }], to: [{ ipBlock: { cidr: `${apiServer.address}/32` } }] });
+  assert.deepEqual(policy.spec.ingress.map((r) => r.ports.map((p) => p.port)), [['metrics']]);
+  t.diagnostic(`NetworkPolicy ${FULLNAME} accepted; API server ${apiServer.address}:${apiServer.port}; the node's bridge CNI does not enforce it`);
 });
 
 test('one leader among the pods; each pod uses its in-cluster service account', async () => {

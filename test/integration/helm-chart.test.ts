@@ -77,15 +77,17 @@ const NON_DEFAULT_VALUES = {
   qps: 12.5,
   burst: 25,
   heapLimitMiB: 512,
+  connectionLimits: { readHeaderTimeout: '5s', requestTimeout: '1m', socketTimeout: '2500ms', keepAliveTimeout: '1m', tlsHandshakeTimeout: '3s', maxHeaderBytes: 8192, maxHeadersCount: 20 },
   metrics: {
     port: 9090,
+    maxConnections: 100,
     jobName: 'scj-operator',
     service: { port: 9091 },
     perSchedule: { enabled: false },
     serviceMonitor: { enabled: true, interval: '1m30s', labels: { release: 'kube-prometheus' }, honorLabels: false, scraperTokenSecret: true },
     prometheusRule: { enabled: true, labels: { release: 'kube-prometheus' } },
   },
-  health: { port: 9092 },
+  health: { port: 9092, maxConnections: 8 },
   grafanaDashboard: { enabled: true, namespace: 'monitoring', annotations: { grafana_folder: 'Operators' } },
   podDisruptionBudget: { maxUnavailable: 2 },
   topologySpread: { whenUnsatisfiable: 'DoNotSchedule', maxSkew: 2 },
@@ -94,6 +96,9 @@ const NON_DEFAULT_VALUES = {
   crds: { keep: false, annotations: { 'argocd.argoproj.io/sync-wave': '-1' }, labels: { team: 'platform', 'app.kubernetes.io/name': 'ignored' } },
   rbac: { aggregateToDefaultRoles: false },
 };
+
+const CONNECTION_DEFAULTS = { headersTimeoutMs: 32_000, requestTimeoutMs: 64_000, inactivityTimeoutMs: 32_000, keepAliveTimeoutMs: 90_000, tlsHandshakeTimeoutMs: 10_000, maxHeaderBytes: 16_384, maxHeadersCount: 64 };
+const CONNECTION_CHANGED = { headersTimeoutMs: 5_000, requestTimeoutMs: 60_000, inactivityTimeoutMs: 2_500, keepAliveTimeoutMs: 60_000, tlsHandshakeTimeoutMs: 3_000, maxHeaderBytes: 8_192, maxHeadersCount: 20 };
 
 /** client-node models are class instances with undefined fields; compare plain JSON. */
 function plain<T>(value: T): unknown {
@@ -330,10 +335,13 @@ describe('helm template, default values', async () => {
       retryPeriodMs: 2_000,
       metricsPort: 8080,
       perScheduleMetrics: true,
-      metricsSecure: true, // the chart's default (the binary's own default is false)
+      metricsSecure: true, // the chart's default and the binary's
       metricsTlsMinVersion: 'VersionTLS12',
       metricsTlsCipherSuites: [...DEFAULT_TLS_POLICY.cipherSuites], // the chart lists the binary's default
       healthPort: 8081,
+      // controller-runtime's timeouts (src/http/connection-limits.ts), the same as the binary's defaults.
+      metricsLimits: { ...CONNECTION_DEFAULTS, maxConnections: 256 },
+      healthLimits: { ...CONNECTION_DEFAULTS, maxConnections: 32 },
       maxConcurrentCreates: 32,
       qps: 200,
       burst: 400,
@@ -459,6 +467,8 @@ describe('helm template, non-default values', async () => {
       metricsPort: 9090,
       perScheduleMetrics: false,
       healthPort: 9092,
+      metricsLimits: { ...CONNECTION_CHANGED, maxConnections: 100 },
+      healthLimits: { ...CONNECTION_CHANGED, maxConnections: 8 },
       maxConcurrentCreates: 4,
       qps: 12.5,
       burst: 25,
@@ -708,6 +718,9 @@ describe('helm template, the knobs users expect (cert-manager, ingress-nginx, ku
     });
     const cfg = parseConfig([], resolvedEnv(operatorContainer(docs), 'p', NS));
     assert.deepEqual([cfg.metricsSecure, cfg.metricsCertDir], [true, undefined], 'secure by default, self-signed at start');
+    // The self-signed certificate carries the metrics Service's names (src/main.ts adds the pod's and localhost).
+    const svc = only<V1Service>(docs, 'Service', `${FULLNAME}-metrics`).metadata?.name;
+    assert.deepEqual(cfg.metricsCertDnsNames, [`${svc}`, `${svc}.${NS}`, `${svc}.${NS}.svc`, `${svc}.${NS}.svc.cluster.local`]);
     const auth = only<V1ClusterRole>(docs, 'ClusterRole', `${FULLNAME}-metrics-auth`);
     assert.deepEqual(plain(auth.rules), [
       { apiGroups: ['authentication.k8s.io'], resources: ['tokenreviews'], verbs: ['create'] },
@@ -815,6 +828,7 @@ describe('helm template, the knobs users expect (cert-manager, ingress-nginx, ku
     const dep = only<V1Deployment>(docs, 'Deployment');
     assert.deepEqual(dep.spec?.template.spec?.volumes?.find((v) => v.name === 'metrics-certs')?.secret?.secretName, `${FULLNAME}-metrics-tls`);
     assert.equal(resolvedEnv(operatorContainer(docs), 'p', NS).SECONDCRON_METRICS_CERT_DIR, '/etc/secondcron/metrics-certs');
+    assert.deepEqual(parseConfig([], resolvedEnv(operatorContainer(docs), 'p', NS)).metricsCertDnsNames, [], 'names only for the self-signed one');
     // …and the ServiceMonitor verifies it: the CA cert-manager writes beside it, a name the certificate carries.
     const sm = only(docs, 'ServiceMonitor') as Manifest & { spec: { endpoints: Array<{ tlsConfig?: { serverName?: string } }> } };
     assert.deepEqual(sm.spec.endpoints[0]?.tlsConfig, { serverName: `${FULLNAME}-metrics.${NS}.svc`, ca: { secret: { name: `${FULLNAME}-metrics-tls`, key: 'ca.crt' } } });
@@ -1109,6 +1123,10 @@ describe('bad values fail with a message naming the value', () => {
     { name: 'strategy.type: Rolling', args: ['--set', 'strategy.type=Rolling'], message: /at '\/strategy\/type': value must be one of 'RollingUpdate', 'Recreate'/ },
     { name: 'strategy.rollingUpdate.maxSurge: 50 percent', args: ['--set', 'strategy.rollingUpdate.maxSurge=50 percent'], message: /at '\/strategy\/rollingUpdate\/maxSurge'/ },
     { name: 'an init container without a name', args: ['--set', 'extraInitContainers[0].image=busybox'], message: /at '\/extraInitContainers\/0': missing property 'name'/ },
+    { name: 'connectionLimits.readHeaderTimeout longer than requestTimeout', args: ['--set', 'connectionLimits.readHeaderTimeout=2m'], message: /connectionLimits.readHeaderTimeout \(2m\) must not be longer than connectionLimits.requestTimeout \(64s\)/ },
+    { name: 'connectionLimits.socketTimeout: 30 seconds', args: ['--set', 'connectionLimits.socketTimeout=30 seconds'], message: /at '\/connectionLimits\/socketTimeout': '30 seconds' does not match pattern/ },
+    { name: 'metrics.maxConnections: 0 (schema minimum)', args: ['--set', 'metrics.maxConnections=0'], message: /at '\/metrics\/maxConnections': minimum: got 0, want 1/ },
+    { name: 'health.maxConnections: "many" (schema type)', args: ['--set-string', 'health.maxConnections=many'], message: /at '\/health\/maxConnections': got string, want integer/ },
     { name: 'global.imagePullSecrets: [{}]', args: ['--set', 'global.imagePullSecrets[0].x=y'], message: /at '\/global\/imagePullSecrets\/0'/ },
   ];
   for (const c of cases) {

@@ -277,7 +277,7 @@ describe('helm install / upgrade / uninstall on a real API server', () => {
   test('secure metrics as the ServiceAccount: only GET /metrics is reviewed (one TokenReview, one SubjectAccessReview)', async (t) => {
     const kubeconfig = await serviceAccountKubeconfig(cluster, RELEASE_NS, SA, work);
     // An operator serving /metrics securely (it leads: the test before stopped its operators).
-    const op = new OperatorProcess({ kubeconfig, env: cluster.env, namespaces: [], identity: 'secure-metrics', args: [...FAST_LEASE, '--metrics-secure'] });
+    const op = new OperatorProcess({ kubeconfig, env: cluster.env, namespaces: [], identity: 'secure-metrics', metricsSecure: true, args: FAST_LEASE });
     const agent = new Agent({ connect: { rejectUnauthorized: false } });
     t.after(async () => {
       await agent.close();

@@ -193,7 +193,7 @@ describe('the image built by make image', () => {
     chownSync(join(secrets, 'kubeconfig'), IMAGE_UID, IMAGE_UID);
 
     const c = sandboxCommand(rootfs, image.config.config, {
-      extraArgs: ['--kubeconfig', '/run/secondcron/kubeconfig', '--leader-elect=false', '--namespaces', ns.name, '--metrics-port', '0', '--health-port', '0'],
+      extraArgs: ['--kubeconfig', '/run/secondcron/kubeconfig', '--leader-elect=false', '--namespaces', ns.name, '--metrics-port', '0', '--health-port', '0', '--metrics-secure=false'],
       env: { POD_NAME: 'image-test', POD_NAMESPACE: ns.name },
       volumes: [{ hostPath: secrets, mountPath: '/run/secondcron' }],
     });

@@ -179,7 +179,7 @@ describe('secure /metrics under a flood of junk tokens', { timeout: 300_000 }, (
       users: [{ name: 'admin', user: { token: adminToken } }],
       contexts: [{ name: 'tap', context: { cluster: 'tap', user: 'admin' } }],
     }));
-    operator = await startOperator({ kubeconfig, namespaces: [ns.name], identity: 'auth-load-0', args: ['--leader-elect=false', '--metrics-secure'] });
+    operator = await startOperator({ kubeconfig, namespaces: [ns.name], identity: 'auth-load-0', metricsSecure: true, args: ['--leader-elect=false'] });
     for (let i = 0; i < SCHEDULES; i++) await applyScj(ns.name, `tick-${i}`, { intervalSeconds: 1, successfulJobsHistoryLimit: 3, failedJobsHistoryLimit: 3 });
     prom = await PrometheusServer.start({ scrapeInterval: '1s', jobs: [{ name: 'secondcron', targets: [`127.0.0.1:${operator.metricsPort}`], httpsBearerToken: promToken }] });
     const running = prom;

@@ -1,5 +1,5 @@
-// --metrics-secure on the real control plane: /metrics over HTTPS (a self-signed certificate made
-// at start), authenticated by a TokenReview and authorized by a SubjectAccessReview for
+// The binary's default (--metrics-secure, no flag given) on the real control plane: /metrics over
+// HTTPS (a self-signed certificate made at start), authenticated by a TokenReview and authorized by a SubjectAccessReview for
 // `get /metrics`. No token: 401; a ServiceAccount without the role: 403; one bound to a ClusterRole
 // like the chart's `<release>-metrics-reader`: the data, and a real Prometheus scrapes it with that token.
 // With --metrics-cert-dir (the chart's certSecret / cert-manager Certificate), a real Prometheus
@@ -47,6 +47,9 @@ function getMetrics(port: number, token?: string): Promise<Answer> {
   });
 }
 
+/** A metrics Service's name, as the chart passes it. */
+const SERVICE_NAME = 'sc-secondcron-metrics.ops.svc';
+
 describe('metrics served securely (--metrics-secure)', { timeout: 180_000 }, () => {
   let ns: TestNamespace | undefined;
   let operator: OperatorProcess | undefined;
@@ -69,7 +72,7 @@ describe('metrics served securely (--metrics-secure)', { timeout: 180_000 }, () 
     // What the chart creates as <release>-metrics-reader, bound to Prometheus' ServiceAccount.
     await kubectlOk(['create', 'clusterrole', reader, '--verb=get', '--non-resource-url=/metrics']);
     await kubectlOk(['create', 'clusterrolebinding', reader, `--clusterrole=${reader}`, `--serviceaccount=${ns.name}:prometheus`]);
-    operator = await startOperator({ namespaces: [ns.name], identity: 'secure-0', args: ['--leader-elect=false', '--metrics-secure'] });
+    operator = await startOperator({ namespaces: [ns.name], identity: 'secure-0', metricsSecure: true, args: ['--leader-elect=false', `--metrics-cert-dns-names=${SERVICE_NAME}`] });
   });
 
   after(async () => {
@@ -85,11 +88,13 @@ describe('metrics served securely (--metrics-secure)', { timeout: 180_000 }, () 
     assert.ok(!(res instanceof Response && res.status === 200), 'no metrics over plain HTTP');
   });
 
-  test('HTTPS with a self-signed certificate for localhost and 127.0.0.1', async () => {
+  test('HTTPS with a self-signed certificate for the Service name (--metrics-cert-dns-names), localhost and 127.0.0.1', async () => {
     const { certificate } = await getMetrics(port());
     assert.ok(certificate.verify(certificate.publicKey), 'self-signed');
     assert.equal(certificate.checkIP('127.0.0.1'), '127.0.0.1');
     assert.equal(certificate.checkHost('localhost'), 'localhost');
+    assert.equal(certificate.checkHost(SERVICE_NAME), SERVICE_NAME);
+    assert.equal(certificate.checkHost('other-metrics.ops.svc'), undefined);
     assert.ok(Date.parse(certificate.validTo) > Date.now() + 300 * 86_400_000, 'valid for about a year');
   });
 
@@ -154,7 +159,7 @@ describe('metrics served with a mounted certificate: a real Prometheus verifies 
     writeFileSync(join(dir, 'tls.crt'), cert.cert);
     writeFileSync(join(dir, 'tls.key'), cert.key);
     writeFileSync(join(dir, 'ca.crt'), cert.cert);
-    operator = await startOperator({ namespaces: [ns.name], identity: 'verified-0', args: ['--leader-elect=false', '--metrics-secure', '--metrics-cert-dir', dir] });
+    operator = await startOperator({ namespaces: [ns.name], identity: 'verified-0', metricsSecure: true, args: ['--leader-elect=false', '--metrics-cert-dir', dir] });
   });
 
   after(async () => {

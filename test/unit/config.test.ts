@@ -17,11 +17,23 @@ test('defaults match client-go and the design', () => {
   assert.equal(c.perScheduleMetrics, true);
 });
 
-test('--metrics-cert-dir only with --metrics-secure', () => {
-  assert.throws(() => parseConfig(['--metrics-cert-dir', '/certs'], {}), /--metrics-cert-dir needs --metrics-secure/);
-  const c = parseConfig(['--metrics-secure', '--metrics-cert-dir', '/certs'], {});
+test('secure metrics by default; --metrics-secure=false for local runs; --metrics-cert-dir only with it', () => {
+  assert.equal(parseConfig([], {}).metricsSecure, true, 'HTTPS and authorization by default');
+  assert.equal(parseConfig(['--metrics-secure=false'], {}).metricsSecure, false);
+  assert.equal(parseConfig([], { SECONDCRON_METRICS_SECURE: 'false' }).metricsSecure, false);
+  assert.throws(() => parseConfig(['--metrics-secure=false', '--metrics-cert-dir', '/certs'], {}), /--metrics-cert-dir needs --metrics-secure/);
+  const c = parseConfig(['--metrics-cert-dir', '/certs'], {});
   assert.deepEqual([c.metricsSecure, c.metricsCertDir], [true, '/certs']);
-  assert.equal(parseConfig([], {}).metricsSecure, false, 'plain HTTP by default');
+});
+
+test('--metrics-cert-dns-names: the self-signed certificate\'s extra names, checked as DNS names', () => {
+  assert.deepEqual(parseConfig([], {}).metricsCertDnsNames, []);
+  const names = 'sc-metrics.ops.svc, sc-metrics.ops.svc.cluster.local';
+  assert.deepEqual(parseConfig([], { SECONDCRON_METRICS_CERT_DNS_NAMES: names }).metricsCertDnsNames, ['sc-metrics.ops.svc', 'sc-metrics.ops.svc.cluster.local']);
+  assert.throws(() => parseConfig(['--metrics-cert-dns-names=Sc_Metrics.ops'], {}), /invalid DNS name "Sc_Metrics.ops" in --metrics-cert-dns-names/);
+  for (const argv of [['--metrics-secure=false'], ['--metrics-cert-dir=/certs']]) {
+    assert.throws(() => parseConfig([...argv, '--metrics-cert-dns-names=a.b.svc'], {}), /--metrics-cert-dns-names .* needs --metrics-secure and no --metrics-cert-dir/, argv.join());
+  }
 });
 
 test('per-schedule gauges can be turned off by flag or SECONDCRON_PER_SCHEDULE_METRICS', () => {
@@ -85,4 +97,36 @@ test('--metrics-tls-min-version and --metrics-tls-cipher-suites: TLS 1.2 and the
   assert.deepEqual([set.metricsTlsMinVersion, set.metricsTlsCipherSuites], ['VersionTLS13', ['TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384']]);
   assert.throws(() => parseConfig(['--metrics-tls-min-version', 'VersionTLS11'], {}), /invalid value "VersionTLS11" for --metrics-tls-min-version \(SECONDCRON_METRICS_TLS_MIN_VERSION\): expected VersionTLS12 or VersionTLS13/);
   assert.throws(() => parseConfig(['--metrics-tls-cipher-suites', 'TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA'], {}), /invalid value "TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA" for --metrics-tls-cipher-suites/);
+});
+
+test('connection limits: controller-runtime\'s timeouts and the caps by default, each a flag and a SECONDCRON_* variable', () => {
+  const c = parseConfig([], {});
+  const shared = { headersTimeoutMs: 32_000, requestTimeoutMs: 64_000, inactivityTimeoutMs: 32_000, keepAliveTimeoutMs: 90_000, tlsHandshakeTimeoutMs: 10_000, maxHeaderBytes: 16_384, maxHeadersCount: 64 };
+  assert.deepEqual(c.metricsLimits, { ...shared, maxConnections: 256 });
+  assert.deepEqual(c.healthLimits, { ...shared, maxConnections: 32 });
+  const set = parseConfig(
+    ['--http-read-header-timeout=5s', '--http-request-timeout', '1m', '--http-socket-timeout=2500ms', '--http-keep-alive-timeout=1s', '--metrics-tls-handshake-timeout=3s', '--http-max-header-bytes=8192', '--http-max-headers-count=20', '--metrics-max-connections=10'],
+    { SECONDCRON_HEALTH_MAX_CONNECTIONS: '4' },
+  );
+  const changed = { headersTimeoutMs: 5_000, requestTimeoutMs: 60_000, inactivityTimeoutMs: 2_500, keepAliveTimeoutMs: 1_000, tlsHandshakeTimeoutMs: 3_000, maxHeaderBytes: 8_192, maxHeadersCount: 20 };
+  assert.deepEqual(set.metricsLimits, { ...changed, maxConnections: 10 });
+  assert.deepEqual(set.healthLimits, { ...changed, maxConnections: 4 });
+});
+
+test('connection limits: a bad value names the flag, its variable and what is expected', () => {
+  const cases: [string[], Record<string, string>, RegExp][] = [
+    [['--http-read-header-timeout', 'soon'], {}, /^invalid value "soon" for --http-read-header-timeout \(SECONDCRON_HTTP_READ_HEADER_TIMEOUT\): expected a duration of whole milliseconds/],
+    [['--http-socket-timeout=0s'], {}, /invalid value "0s" for --http-socket-timeout/],
+    [[], { SECONDCRON_HTTP_KEEP_ALIVE_TIMEOUT: '1.5ms' }, /invalid value "1.5ms" for --http-keep-alive-timeout \(SECONDCRON_HTTP_KEEP_ALIVE_TIMEOUT\)/],
+    [['--metrics-tls-handshake-timeout=-1s'], {}, /--metrics-tls-handshake-timeout/],
+    [['--http-keep-alive-timeout=600h'], {}, /invalid value "600h" for --http-keep-alive-timeout .*: expected a duration of whole milliseconds up to 596h/],
+    [['--metrics-max-connections=0'], {}, /invalid value "0" for --metrics-max-connections \(SECONDCRON_METRICS_MAX_CONNECTIONS\): expected a whole number >= 1/],
+    [[], { SECONDCRON_HEALTH_MAX_CONNECTIONS: 'many' }, /invalid value "many" for --health-max-connections/],
+    [['--http-max-headers-count=2.5'], {}, /--http-max-headers-count/],
+    [['--http-max-header-bytes=16k'], {}, /--http-max-header-bytes/],
+    [['--http-read-header-timeout=2m'], {}, /^--http-read-header-timeout \(120000 ms\) must not be longer than --http-request-timeout \(64000 ms\)$/],
+  ];
+  for (const [argv, env, message] of cases) {
+    assert.throws(() => parseConfig(argv, env), (err: unknown) => err instanceof ConfigError && message.test(err.message), [...argv, JSON.stringify(env)].join(' '));
+  }
 });

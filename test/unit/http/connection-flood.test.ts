@@ -1,6 +1,7 @@
 // 2,000 connections of each kind that holds a socket without finishing a request — silent TCP,
 // TLS handshake then silence, a partial request line then silence — opened at once against the
-// secure metrics port and the health port (the production caps, 256 and 32; timeouts shortened):
+// secure metrics port and the health port (the production caps, 256 and 32; timeouts shortened), both
+// set up from the operator's own flags (parseConfig), as main.ts sets them up:
 // neither server ever holds more than its cap, every connection is closed by the server within the
 // timeout (at accept when over the cap), and a kubelet-style probe of the health port answers
 // throughout the flood of the metrics port.
@@ -11,15 +12,14 @@ import { after, before, test } from 'node:test';
 
 import { Registry } from 'prom-client';
 
-import { type ConnectionLimits, HEALTH_LIMITS, METRICS_LIMITS } from '../../../src/http/connection-limits.js';
+import { parseConfig } from '../../../src/config.js';
 import { type RunningServer, serveHealth, serveMetrics } from '../../../src/http/servers.js';
 import { MetricsExposition } from '../../../src/metrics/exposition.js';
 import { selfSignedCertificate } from '../../support/self-signed-cert.js';
 
 const N = 2_000;
-const SHORT = { headersTimeoutMs: 1_500, requestTimeoutMs: 3_000, inactivityTimeoutMs: 1_000, keepAliveTimeoutMs: 1_000, tlsHandshakeTimeoutMs: 1_000, checkIntervalMs: 100 };
-const METRICS: ConnectionLimits = { ...METRICS_LIMITS, ...SHORT };
-const HEALTH: ConnectionLimits = { ...HEALTH_LIMITS, ...SHORT };
+const SHORT = ['--http-read-header-timeout=1500ms', '--http-request-timeout=3s', '--http-socket-timeout=1s', '--http-keep-alive-timeout=1s', '--metrics-tls-handshake-timeout=1s'];
+const { metricsLimits: METRICS, healthLimits: HEALTH } = parseConfig(SHORT, {});
 /** Longest a connection may live: the longest timeout plus a loaded machine's slack. */
 const DEADLINE_MS = 1_500 + 5_000;
 
@@ -84,6 +84,11 @@ function probe(port: number): Promise<number | undefined> {
     socket.once('close', () => resolve(got.startsWith('HTTP/1.1 200') ? performance.now() - started : undefined));
   });
 }
+
+test('the flags reach the limits: timeouts shortened, the caps the production defaults', () => {
+  assert.deepEqual([METRICS.headersTimeoutMs, METRICS.requestTimeoutMs, METRICS.inactivityTimeoutMs, METRICS.keepAliveTimeoutMs, METRICS.tlsHandshakeTimeoutMs], [1_500, 3_000, 1_000, 1_000, 1_000]);
+  assert.deepEqual([METRICS.maxConnections, HEALTH.maxConnections], [256, 32]);
+});
 
 test(`${N} connections of each kind against each port: at most the cap held, all closed by the server in time, probes answered`, async (t) => {
   const peaks = { metrics: 0, health: 0 };

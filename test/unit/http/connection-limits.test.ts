@@ -21,7 +21,6 @@ const SHORT: ConnectionLimits = {
   inactivityTimeoutMs: 300,
   keepAliveTimeoutMs: 300,
   tlsHandshakeTimeoutMs: 400,
-  checkIntervalMs: 50,
   maxHeaderBytes: 16 * 1024,
   maxHeadersCount: 64,
   maxConnections: 1_000,
