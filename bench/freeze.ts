@@ -11,6 +11,7 @@
 // event-loop delay. Writes bench/results/freeze.json.
 //
 //   FREEZE_RUNS (5)  FREEZE_SCHEDULES (100)  FREEZE_SECONDS (30)  FREEZE_WINDOW_SECONDS (60)
+//   BENCH_PODS=1: every Job runs a (kwok) pod, as a user's would; BENCH_CONTROL_PLANE_GOGC (400, as the bench)
 import { createReadStream, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -71,7 +72,8 @@ async function main(): Promise<number> {
   const freezeMs = env('FREEZE_SECONDS', 30) * 1000;
   const windowMs = env('FREEZE_WINDOW_SECONDS', 60) * 1000;
   const need = Math.ceil(schedules * ON_TIME_SHARE);
-  say(`freeze: ${runs} × (SIGSTOP ${freezeMs / 1000} s, ${windowMs / 1000} s window), ${schedules} × 1 s, startingDeadlineSeconds 5, two replicas; load ${load().join(' ')}`);
+  const pods = process.env.BENCH_PODS === '1';
+  say(`freeze: ${runs} × (SIGSTOP ${freezeMs / 1000} s, ${windowMs / 1000} s window), ${schedules} × 1 s, startingDeadlineSeconds 5, two replicas${pods ? ', a pod per Job' : ''}; control plane GOGC ${controlPlaneGoGC(process.env)}; load ${load().join(' ')}`);
   const cluster: Cluster = await startCluster({ nodes: 1, auditUsers: [USER], goGC: controlPlaneGoGC(process.env) });
   const replicas: OperatorProcess[] = [];
   const results: FreezeRun[] = [];
@@ -87,7 +89,7 @@ async function main(): Promise<number> {
       replicas.push(op);
     }
     const names = Array.from({ length: schedules }, (_, i) => `tick-${String(i).padStart(3, '0')}`);
-    await bulkCreate(rest, scjPath(NS), names.map((n) => scjManifest(NS, n, { intervalSeconds: 1, startingDeadlineSeconds: 5 }, false)), 16);
+    await bulkCreate(rest, scjPath(NS), names.map((n) => scjManifest(NS, n, { intervalSeconds: 1, startingDeadlineSeconds: 5 }, pods)), 16);
     await sleep(20_000);
 
     const samples: Sample[] = [];
