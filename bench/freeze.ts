@@ -172,6 +172,9 @@ const FAMILIES = new URLSearchParams([
   ['name[]', 'secondcron_leader'],
   ['name[]', 'secondcron_job_create_inflight'],
   ['name[]', 'secondcron_job_create_queue_depth'],
+  // prom-client sets every event-loop gauge in nodejs_eventloop_lag_seconds' collect: without it the
+  // max is never updated. Each scrape reads the max since the previous one.
+  ['name[]', 'nodejs_eventloop_lag_seconds'],
   ['name[]', 'nodejs_eventloop_lag_max_seconds'],
 ]);
 
