@@ -99,6 +99,12 @@ bench: deps binaries prometheus ## benchmark vs the upstream CronJob controller 
 	npx tsc -p tsconfig.test.json
 	SECONDCRON_BIN_DIR=$(BIN_DIR) BENCH_QUICK=$(BENCH_QUICK) $(NODE) build/bench/main.js
 
+FREEZE_RUNS ?= 5
+.PHONY: bench-freeze
+bench-freeze: deps binaries ## API server frozen 30 s (SIGSTOP) FREEZE_RUNS times under 100 schedules × 1 s, two replicas: time to sustained on time per run → bench/results/freeze.json (not in CI)
+	npx tsc -p tsconfig.test.json
+	SECONDCRON_BIN_DIR=$(BIN_DIR) FREEZE_RUNS=$(FREEZE_RUNS) $(NODE) build/bench/freeze.js
+
 SOAK_MINUTES ?= 60
 .PHONY: soak
 soak: deps binaries ## 100 schedules × 1 s + churn + a leader handover every 10 min, RSS/heap over time → bench/results/soak.{json,svg} (SOAK_MINUTES=60; not in CI)

@@ -11,17 +11,18 @@ import { NotLeaderError } from './fenced-rest.js';
 import type { ScheduleRecord, ScheduleRecords } from './schedule-records.js';
 import { firstOpenSlotMs } from './slots/plan.js';
 import { type ReadyState, desiredStatus, statusEquals } from './status.js';
+import { nextStatusWriteMs } from './status-phase.js';
 import { writeStatus } from './status-writer.js';
 import { nextWindowChangeMs, windowState } from '../schedule/index.js';
 
 // Status is written at most once a second per resource. For a schedule that fires at least every
-// FAST_SCHEDULE_MS, a change that follows a write by less than STATUS_COALESCE_MS waits
-// STATUS_COALESCE_MS, so the changes of a 1 s schedule (a Job created, then finished, every second)
-// go out together: one patch per ~4–5 s instead of one or two per Job (DESIGN §2: for such schedules
-// lastScheduleTime/active may trail by up to 5 s). Other schedules, and a change after a quiet
-// spell, are written at once.
+// FAST_SCHEDULE_MS a change waits for the schedule's own phase in a 4 s cycle (status-phase.ts), so the
+// changes of a 1 s schedule (a Job created, then finished, every second) go out together: one patch
+// per 4 s instead of one or two per Job (DESIGN §2: for such schedules lastScheduleTime/active may trail
+// by up to 5 s), and the patches of many schedules are spread over the cycle, after the creates of
+// each second, also when all of them changed at once (an API freeze, a takeover). A new Ready verdict,
+// and the changes of other schedules, are written at once.
 const STATUS_MIN_INTERVAL_MS = 1_000;
-const STATUS_COALESCE_MS = 4_000;
 const FAST_SCHEDULE_MS = 5_000;
 // Statuses written at once while handing over (bounded: thousands may wait).
 const HANDOVER_WRITES_AT_ONCE = 16;
@@ -52,9 +53,16 @@ export class StatusSync {
   private async whenDue(key: string, scj: SecondCronJob, rec: ScheduleRecord): Promise<number | undefined> {
     const now = this.d.mono.nowMs();
     if (rec.statusDueMonoMs === undefined) {
-      if (this.unchanged(scj, rec, this.desired(key, scj, rec))) return undefined;
-      const coalesce = now - rec.lastStatusWriteMonoMs < STATUS_COALESCE_MS && this.firesOften(rec) ? STATUS_COALESCE_MS : 0;
-      rec.statusDueMonoMs = Math.max(rec.lastStatusWriteMonoMs + STATUS_MIN_INTERVAL_MS, now + coalesce);
+      const want = this.desired(key, scj, rec);
+      if (this.unchanged(scj, rec, want)) return undefined;
+      const earliest = Math.max(rec.lastStatusWriteMonoMs + STATUS_MIN_INTERVAL_MS, now);
+      // What the resource shows: our last write while the cache has not caught up with it.
+      const shown = rec.lastWrittenStatus?.from === scj.metadata.resourceVersion ? rec.lastWrittenStatus.status : scj.status;
+      if (!this.firesOften(rec) || readyChanged(shown, want)) rec.statusDueMonoMs = earliest;
+      else {
+        const wallNow = this.d.wall.nowMs();
+        rec.statusDueMonoMs = now + nextStatusWriteMs(key, wallNow + (earliest - now)) - wallNow;
+      }
     }
     // A change waits for its moment, and nothing is compared until then: a 1 s schedule is reconciled
     // on every Job event, and comparing its status each time was 5 % of the operator's CPU at 100 Jobs/s.
@@ -134,6 +142,13 @@ export class StatusSync {
       nowMs: this.d.wall.nowMs(),
     });
   }
+}
+
+/** The Ready condition (verdict, reason, generation) is not the one the resource shows: written at once. */
+function readyChanged(current: SecondCronJobStatus | undefined, want: SecondCronJobStatus): boolean {
+  const a = current?.conditions?.find((c) => c.type === 'Ready');
+  const b = want.conditions?.find((c) => c.type === 'Ready');
+  return a?.status !== b?.status || a?.reason !== b?.reason || a?.observedGeneration !== b?.observedGeneration;
 }
 
 /** An invalid schedule is a complete verdict; a valid one needs the Job template judged too. */

@@ -1,94 +1,109 @@
-// kube-apiserver frozen (SIGSTOP) for 30 s under a steady load, with a client rate limit tight enough
-// for a backlog to show (--qps 20 --burst 20, 10 schedules at 1 s). Measured: how long after SIGCONT
-// slots are on time again (created within their own second), and whether every slot that got no Job
-// is counted exactly once in secondcron_triggers_missed_total; each Job name's creates are counted from
-// the private API server's audit log (a slot re-run meets its kept Job: a 409 fails the test).
+// kube-apiserver frozen (SIGSTOP) for 30 s under the issue-37 load: 100 schedules at 1 s with
+// startingDeadlineSeconds 5, two replicas competing for the Lease (default election timings: the
+// leader loses it during the freeze, and one of the two takes it at the thaw). Judged slot by slot
+// from the private API server's audit log (the operator's Job creates), not from the operators'
+// counters: from 2 s after SIGCONT to the end of a 60 s window, every slot has >= 95 % of the
+// schedules' Jobs stored within the slot's own second (sustained, not the first good second); every
+// slot without a Job is counted missed once, schedule by schedule; no Job name is created twice.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 import { type Cluster, startCluster } from '../cluster/cluster.js';
 import { installCrd } from '../cluster/crd.js';
-import { auditedJobWrites, createProblems, describeJobWrites, slotOfJobName } from './helpers/audit-creates.js';
+import { auditedJobWrites, createProblems, describeJobWrites, ownerOfJobName, slotOfJobName } from './helpers/audit-creates.js';
 import { eventually } from './helpers/eventually.js';
 import { type OperatorProcess, testOperator } from './helpers/operator.js';
-import { countedInNamespace, minus, parseCounts } from './helpers/replica-counters.js';
+import { ReplicaCounters, countedInNamespace, minus } from './helpers/replica-counters.js';
 import { auditSlots, perScheduleProblems } from './helpers/slot-audit.js';
-import { onTimeRecovery } from './helpers/slots.js';
+import { slotsBelow, slotsOnTime, sustainedFrom } from './helpers/slot-recovery.js';
 import { scjManifest, sleepUntil } from './helpers/scj.js';
 
-const SCHEDULES = 10;
+const SCHEDULES = 100;
 const FREEZE_MS = 30_000;
+const WINDOW_MS = 60_000;
+/** Slots are judged from this long after SIGCONT. */
+const GRACE_MS = 2_000;
+const ON_TIME = Math.ceil(SCHEDULES * 0.95);
+const NAMES = Array.from({ length: SCHEDULES }, (_, i) => `tick-${String(i).padStart(3, '0')}`);
+/**
+ * The Jobs complete at once without a pod (completions 0): 100 pods a second would be the machine's
+ * whole CPU, and what is measured is the operator's creates.
+ */
+const JOB_TEMPLATE = { spec: { completions: 0, backoffLimit: 0, template: { spec: { restartPolicy: 'Never', containers: [{ name: 'work', image: 'busybox:1.36', command: ['true'] }] } } } };
 
 let cluster: Cluster;
-let op: OperatorProcess;
-
-interface ListedJob {
-  metadata: { creationTimestamp: string; labels?: Record<string, string>; annotations?: Record<string, string> };
-}
-
-async function jobsByOwner(): Promise<Map<string, ListedJob[]>> {
-  const res = await cluster.kubectl(['get', 'jobs', '-n', 'default', '-o', 'json'], { timeoutMs: 60_000 });
-  if (res.code !== 0) throw new Error(res.stderr);
-  const out = new Map<string, ListedJob[]>();
-  for (const j of (JSON.parse(res.stdout) as { items: ListedJob[] }).items) {
-    const owner = j.metadata.labels?.['secondcron.io/secondcronjob'];
-    if (owner) out.set(owner, [...(out.get(owner) ?? []), j]);
-  }
-  return out;
-}
+let replicas: OperatorProcess[] = [];
+let counters: ReplicaCounters;
 
 before(async () => {
-  cluster = await startCluster({ nodes: 1, auditJobWrites: { users: ['admin'] } });
+  // GOGC 400 and a faster Job controller, as the bench's 100 Jobs/s runs (bench/config.ts): the control
+  // plane is the environment here, not what is measured.
+  cluster = await startCluster({ nodes: 1, auditJobWrites: { users: ['admin'] }, goGC: 400 });
+  await cluster.restartControllerManager({ qps: 400, burst: 800, jobSyncs: 25 });
   const ok = async (args: string[], input?: string): Promise<void> => {
-    const res = await cluster.kubectl(args, input === undefined ? {} : { input });
+    const res = await cluster.kubectl(args, input === undefined ? {} : { input, timeoutMs: 60_000 });
     if (res.code !== 0) throw new Error(`kubectl ${args.join(' ')}: ${res.stderr}`);
   };
   await installCrd((args) => cluster.kubectl(args));
   await ok(['wait', '--for=create', 'serviceaccount/default', '-n', 'default', '--timeout=60s']);
-  // The only scheduler: no election, so the whole freeze is queued behind the rate limit.
-  op = testOperator({ kubeconfig: cluster.kubeconfigPath, env: cluster.env, namespaces: ['default'], identity: 'solo', logLevel: 'info', args: ['--leader-elect=false', '--qps', '20', '--burst', '20'] });
-  await op.start();
-  await op.ready();
-  const items = Array.from({ length: SCHEDULES }, (_, i) => scjManifest('default', `tick-${i}`, { intervalSeconds: 1, successfulJobsHistoryLimit: 1000 }));
+  replicas = ['stall-a', 'stall-b'].map((identity) =>
+    testOperator({ kubeconfig: cluster.kubeconfigPath, env: cluster.env, namespaces: ['default'], identity, logLevel: 'info', args: ['--leader-election-namespace', 'default'] }),
+  );
+  await Promise.all(replicas.map((op) => op.start()));
+  await Promise.all(replicas.map((op) => op.ready()));
+  counters = new ReplicaCounters(() => replicas).start();
+  const items = NAMES.map((n) => scjManifest('default', n, { intervalSeconds: 1, startingDeadlineSeconds: 5, successfulJobsHistoryLimit: 3, jobTemplate: JOB_TEMPLATE }));
   await ok(['apply', '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'List', items }));
-  await eventually('every schedule creating Jobs', async () => ((await jobsByOwner()).size === SCHEDULES ? true : undefined), { timeoutMs: 30_000 });
+  await eventually(
+    'every schedule creating Jobs',
+    async () => {
+      const owners = new Set((await auditedJobWrites({ namespace: 'default' }, { path: cluster.auditLogPath, settleMs: 0 })).map((w) => ownerOfJobName(w.name)));
+      return NAMES.every((n) => owners.has(n)) ? true : undefined;
+    },
+    { timeoutMs: 60_000 },
+  );
 });
 
 after(async () => {
-  await op?.dispose();
+  await counters?.stop();
+  await Promise.all(replicas.map((op) => op.dispose()));
   await cluster?.stop();
 });
 
-test('after a 30 s API freeze, slots are on time again within seconds and each slot without a Job is counted once', async (t) => {
-  await sleep(3_000);
+test('after a 30 s API freeze, >= 95 % of the slots are on time from 2 s after the thaw to the end of a 60 s window, and each slot without a Job is counted once', async (t) => {
+  await sleep(10_000);
   await sleepUntil(Math.floor(Date.now() / 1000) * 1000 + 1_500); // mid-second: every earlier slot is decided
   const fromMs = Math.floor(Date.now() / 1000) * 1000;
-  const countsBefore = parseCounts(await op.metrics());
-  const missedBefore = countsBefore.missed;
+  const countsBefore = await counters.total();
 
   const frozenMs = Date.now();
   cluster.pauseApiServer();
   await sleep(FREEZE_MS);
   const thawedMs = Date.now();
   cluster.resumeApiServer();
-  await sleep(40_000);
-
-  await sleepUntil(Math.floor(Date.now() / 1000) * 1000 + 1_500);
+  await sleepUntil(thawedMs + WINDOW_MS);
+  await sleepUntil(Math.floor(Date.now() / 1000) * 1000 + 1_500); // the window's last slot is decided
   const toMs = Math.floor(Date.now() / 1000) * 1000;
-  const countsAfter = parseCounts(await op.metrics());
-  const missedAfter = countsAfter.missed;
-  const jobs = await jobsByOwner();
-  const slots = new Map([...jobs].map(([owner, list]) => [owner, list.map((j) => ({ slotMs: Date.parse(j.metadata.annotations?.['secondcron.io/scheduled-at'] ?? ''), createdMs: Date.parse(j.metadata.creationTimestamp) }))]));
-  const names = Array.from({ length: SCHEDULES }, (_, i) => `tick-${i}`);
-  const recovery = onTimeRecovery(names.map((n) => slots.get(n) ?? []), thawedMs, toMs);
-  const audit = auditSlots(names.map((n) => ({ name: n, jobSlots: (slots.get(n) ?? []).map((c) => c.slotMs) })), { fromMs, toMs });
-  const noJob = audit.withoutJob;
-  const counted = missedAfter - missedBefore;
-  const writes = await auditedJobWrites({ namespace: 'default' }, { path: cluster.auditLogPath });
-  const message = `slots on time again ${recovery === undefined ? `not within ${Math.round((toMs - thawedMs) / 1000)} s` : `${(recovery / 1000).toFixed(1)} s`} after SIGCONT; ${noJob} slots without a Job, ${counted} counted as missed; ${describeJobWrites(writes)}`;
+  const counted = minus(await counters.total(), countsBefore);
+  const writes = await auditedJobWrites({ namespace: 'default' }, { path: cluster.auditLogPath, settleMs: 3_000 });
+
+  const perSlot = slotsOnTime(writes, NAMES, Math.ceil((thawedMs + GRACE_MS) / 1000) * 1000, thawedMs + WINDOW_MS);
+  const below = slotsBelow(perSlot, ON_TIME);
+  const sustained = sustainedFrom(slotsOnTime(writes, NAMES, Math.ceil(thawedMs / 1000) * 1000, thawedMs + WINDOW_MS), ON_TIME);
+  const created = writes.filter((w) => w.verb === 'create' && w.code === 201);
+  const audit = auditSlots(NAMES.map((name) => ({ name, jobSlots: created.filter((w) => ownerOfJobName(w.name) === name).map((w) => slotOfJobName(w.name)) })), { fromMs, toMs });
+  const at = (slotMs: number): string => `+${((slotMs - thawedMs) / 1000).toFixed(1)} s`;
+  const message = [
+    `sustained >= ${ON_TIME}/${SCHEDULES} on time from ${sustained === undefined ? 'never' : at(sustained)} after SIGCONT`,
+    `${below.length} slot(s) from +${GRACE_MS / 1000} s below it${below.length ? ` (worst ${below[0]?.onTime} at ${at(below[0]?.slotMs ?? 0)}; ${below.map((s) => `${at(s.slotMs)}: ${s.onTime}`).join(', ')})` : ''}`,
+    `on time per slot from +${GRACE_MS / 1000} s: ${perSlot.map((s) => s.onTime).join(' ')}`,
+    `${audit.withoutJob} slots without a Job, ${counted.missed} counted missed`,
+    describeJobWrites(writes),
+  ].join('; ');
   t.diagnostic(message);
   process.stderr.write(`[api-stall] ${message}\n`);
+
   // A create on the wire when the server froze, given up by the client and retried for its own slot
   // (an unknown outcome), may meet the Job the first one stored after the thaw: that 409 the freeze
   // provoked. A second 201 is never allowed, nor a 409 for any other slot.
@@ -97,9 +112,8 @@ test('after a 30 s API freeze, slots are on time again within seconds and each s
     return slot >= frozenMs - 2_000 && slot <= thawedMs;
   };
   assert.deepEqual(createProblems(writes, { allow409: onTheWire }), [], 'API server audit: no Job name created twice, no 409 but for a slot on the wire during the freeze');
-  // Measured on a loaded 2-core test machine: 0.4–4.4 s with this code, 25 s before it (the expired
-  // backlog drained at --qps). The bound leaves room for load, not for a backlog.
-  assert.ok(recovery !== undefined && recovery <= 10_000, message);
-  assert.equal(counted, noJob, 'every slot without a Job counted exactly once');
-  assert.deepEqual(perScheduleProblems(audit, countedInNamespace(minus(countsAfter, countsBefore), 'default')), [], 'misses counted per schedule == slots without a Job');
+  assert.equal(perSlot.length, Math.floor((thawedMs + WINDOW_MS - 1) / 1000) - Math.ceil((thawedMs + GRACE_MS) / 1000) + 1, 'every slot of the window judged');
+  assert.deepEqual(below.map((s) => `${at(s.slotMs)}: ${s.onTime}/${SCHEDULES} on time (${s.withJob} with a Job)`), [], message);
+  assert.equal(counted.missed, audit.withoutJob, 'every slot without a Job counted exactly once');
+  assert.deepEqual(perScheduleProblems(audit, countedInNamespace(counted, 'default')), [], 'misses counted per schedule == slots without a Job');
 });
