@@ -9,12 +9,13 @@ interface AuditEvent {
   verb: string;
   userAgent?: string;
   requestReceivedTimestamp: string;
+  requestURI?: string;
   objectRef?: { resource?: string; subresource?: string };
 }
 
 export interface AuditedRequests {
   total: number;
-  /** By "verb resource[/subresource]", e.g. "create jobs", "patch secondcronjobs/status". */
+  /** By "verb resource[/subresource]", e.g. "create jobs", "patch secondcronjobs/status", "create jobs (dry run)". */
   by: Record<string, number>;
 }
 
@@ -35,7 +36,7 @@ export async function auditedRequests(path: string, agent: string, fromMs: numbe
     if (at < fromMs || at >= toMs) continue;
     seen.add(e.auditID);
     const resource = e.objectRef?.resource ? `${e.objectRef.resource}${e.objectRef.subresource ? '/' + e.objectRef.subresource : ''}` : 'other';
-    const key = `${e.verb} ${resource}`;
+    const key = `${e.verb} ${resource}${/[?&]dryRun=/.test(e.requestURI ?? '') ? ' (dry run)' : ''}`;
     by[key] = (by[key] ?? 0) + 1;
   }
   return { total: seen.size, by };
