@@ -129,7 +129,7 @@ export function tableRows(r: Results): Row[] {
     add('scale', `Prometheus every ${s.prometheus_interval_s} s: scrapes (failed), longest, samples`, `${s.prometheus_scrapes ?? 'n/a'} (${s.prometheus_scrapes_failed ?? 'n/a'}), ${f(s.prometheus_scrape_max_ms, 'ms')}, ${s.prometheus_samples ?? 'n/a'}`);
     add('scale', 'start → ready (readyz 200, leading, every schedule compiled and its timer armed)', f(s.ready_s, 's'), target('scale', 'start → ready'));
     add('scale', 'start → caches synced / leader / all finalizers + status written / last start-up write', `${f(s.caches_synced_s, '')} / ${f(s.leader_s, '')} / ${f(s.writes_done_s, '')} / ${f(s.writes_quiet_s, 's')}`);
-    add('scale', "start-up requests by the API server's audit log", Object.entries(s.startup_requests_audited ?? {}).map(([k, v]) => `${k} ${v}`).join(', ') || 'n/a');
+    add('scale', "start-up requests by the API server's audit log (mean server time)", Object.entries(s.startup_requests_audited ?? {}).map(([k, v]) => `${k} ${v} (${s.startup_server_ms_mean?.[k] ?? 'n/a'} ms)`).join(', ') || 'n/a');
     add('scale', `idle CPU, first ${s.idle_seconds} s after start-up (/proc cross-check)`, `${f(s.idle_cpu_pct_first_window, '%')} (${f(s.idle_cpu_pct_first_window_proc, '%')})`);
     add('scale', `idle CPU, the next ${s.idle_seconds} s: steady (/proc cross-check)${s.settled ? '' : ' — start-up writes NOT finished'}`, `${f(s.idle_cpu_pct, '%')} (${f(s.idle_cpu_pct_proc, '%')})`, target('scale', 'idle CPU'));
     add('scale', '/metrics with per-schedule gauges: samples, size plain / gzip', `${s.scrape_samples ?? 'n/a'}, ${f(s.scrape_kib, '')} / ${f(s.scrape_gzip_kib, 'KiB')}`);

@@ -69,6 +69,8 @@ export interface ScaleResult {
    * counts it, by "verb resource[/subresource]" (dry runs apart): the outsider's count (issue 36).
    */
   startup_requests_audited: Record<string, number> | null;
+  /** The same requests: the mean time the API server took for each (its audit log), ms. */
+  startup_server_ms_mean: Record<string, number> | null;
   /** Times the operator lost the Lease between start and the end of the idle window (it should be 0). */
   leader_losses: number | null;
   /** The operator had stopped writing before the idle window began: "idle" really was idle. */
@@ -171,6 +173,7 @@ export async function startScale(cluster: Cluster, opts: { schedules: number; id
     missing_status: n,
     startup_requests: {},
     startup_requests_audited: null,
+    startup_server_ms_mean: null,
     leader_losses: null,
     settled: false,
     prometheus_interval_s: PROMETHEUS_INTERVAL_S,
@@ -240,8 +243,10 @@ export async function startScale(cluster: Cluster, opts: { schedules: number; id
     }
     const c = writes.counts();
     const wall1 = r.writes_done_s !== null ? wall0 + r.writes_done_s * 1000 + 1000 : Date.now();
-    r.startup_requests_audited = cluster.auditLogPath ? (await auditedRequests(cluster.auditLogPath, `(${op.identity ?? ''})`, wall0, wall1)).by : null;
-    say(`scale: start-up requests by the API server's audit log: ${JSON.stringify(r.startup_requests_audited)}`);
+    const audited = cluster.auditLogPath ? await auditedRequests(cluster.auditLogPath, `(${op.identity ?? ''})`, wall0, wall1) : null;
+    r.startup_requests_audited = audited?.by ?? null;
+    r.startup_server_ms_mean = audited?.server_ms_mean ?? null;
+    say(`scale: start-up requests by the API server's audit log: ${JSON.stringify(r.startup_requests_audited)}; mean server time, ms: ${JSON.stringify(r.startup_server_ms_mean)}`);
     r.missing_finalizers = n - c.finalizers;
     r.missing_status = n - c.status;
     r.settled = r.writes_quiet_s !== null;
