@@ -60,6 +60,8 @@ export function tableRows(r: Results): Row[] {
       add('steady', 'minus the floor batches (same shape, no operator): p50 / p99', pair(d(s.p50_ms, fb.p50_ms), d(s.p99_ms, fb.p99_ms)));
     }
     add('steady', `latency split ${SPLIT}`, describeSplit(s.split ?? null, 'operator'));
+    add('steady', 'operator share p99 (create received − slot)', f(s.split?.client.p99_ms), target('steady', 'operator share p99 (create received − slot)'));
+    add('steady', "operator share p99 vs the floor client's share p99 (floor batches)", f(s.split?.client.p99_ms), target('steady', "operator share p99 vs the floor client's"));
     add('steady', 'Jobs expected / seen', `${s.expected} / ${s.seen}`);
     add('steady', 'duplicates', String(s.duplicates), target('steady', 'duplicates'));
     add('steady', 'missed', String(s.missed), target('steady', 'missed'));
@@ -115,6 +117,7 @@ export function tableRows(r: Results): Row[] {
     }
     const l = b.limits;
     add('burst', `secondcron (median round) latency split ${SPLIT}; its max is the last create received (token-bucket floor ${f(l.token_bucket_floor_ms)})`, describeSplit(b.secondcron_split ?? null, 'operator'));
+    add('burst', 'secondcron (median round): last create received − slot', f(b.secondcron_split?.client.max_ms), target('burst', 'last create received − slot'));
     add('burst', `secondcron limits: token bucket (qps ${l.qps}, burst ${l.burst}) / concurrency ${l.max_concurrent_creates} alone`, `${f(l.token_bucket_floor_ms, '')} / ${f(l.concurrency_floor_ms)}`);
     add('burst', 'secondcron: max queue depth / in flight, 429s, busy before slot', `${l.max_queue_depth} / ${l.max_inflight}, ${l.throttled_429}, ${l.busy_before_slot ? 'yes' : 'no'}`);
     add('burst', 'secondcron operator during its burst: CPU, API requests per second', `${f(l.operator.cpu_pct, '%')}, ${Object.entries(l.operator.requests_per_s).map(([k, v]) => `${k} ${v}`).join(', ')}`);

@@ -53,6 +53,12 @@ export function judge(results: Results): void {
     scale: { rss: num(results.scale, 'rss_mib'), ready: num(results.scale, 'ready_s'), idleCpu: num(results.scale, 'idle_cpu_pct') },
     schedulerP99: num(results.scheduler, 'p99_ms'),
     authFloodP99Ratio: num(results.auth_flood, 'p99_ratio'),
+    split: {
+      steadyOperatorP99: isFailed(results.steady) ? null : (results.steady.split?.client.p99_ms ?? null),
+      floorClientP99: isFailed(results.floor) ? null : (results.floor.batches.split?.client.p99_ms ?? null),
+      burstLastReceived: isFailed(results.burst) ? null : (results.burst.secondcron_split?.client.max_ms ?? null),
+      burstTokenFloor: isFailed(results.burst) ? null : results.burst.limits.token_bucket_floor_ms,
+    },
     failover: {
       nonCanaryWrites: isFailed(results.failover) || !results.failover.settled ? null : results.failover.writes_60s_non_canary,
       schedules: num(results.failover, 'schedules'),
