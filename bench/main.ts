@@ -135,12 +135,14 @@ async function main(): Promise<number> {
         results.floor = r.result;
         samples.floorRtt = r.samples.rttConcurrent;
         samples.floorBatch = r.samples.batchToWatch;
+        samples.floorClientShare = r.samples.batchClientShare;
         await drainJobs(c.kubeconfigPath, FLOOR_NAMESPACE, 180_000);
       });
       await attempt('steady', async () => {
         const r = await runSteady(c, { ...cfg.steady, pods: cfg.pods }, isFailed(results.floor) ? null : results.floor.batches.secondToWatch);
         results.steady = r.result;
         samples.steady = r.samples;
+        samples.steadyOperatorShare = r.operatorShares;
         await drainJobs(c.kubeconfigPath, STEADY_NAMESPACE, 180_000);
       });
       await attempt('light', async () => {

@@ -3,6 +3,7 @@
 import type { Results } from './results.js';
 import { isFailed } from './results.js';
 import type { Target } from './targets.js';
+import { describeSplit } from '../lib/latency-split.js';
 
 interface Row {
   scenario: string;
@@ -14,6 +15,8 @@ interface Row {
 
 const f = (v: number | null | undefined, unit = 'ms'): string => (v === null || v === undefined ? 'n/a' : `${v}${unit ? ' ' + unit : ''}`);
 const pair = (a: number | null | undefined, b: number | null | undefined, unit = 'ms'): string => `${f(a, '')} / ${f(b, '')} ${unit}`.trim();
+/** Where a Job's trigger latency went, from the API server's audit log (bench/lib/latency-split.ts). */
+const SPLIT = 'at the API server (audit log), p50 / p99 / max: operator share (create received − slot); server share (watch arrival − received)';
 const verdict = (t: Target | undefined): string => (t === undefined ? '' : t.met === null ? 'n/a' : t.met ? 'met' : 'MISSED');
 
 export function tableRows(r: Results): Row[] {
@@ -36,6 +39,9 @@ export function tableRows(r: Results): Row[] {
     add('floor', `the same batches: client CPU per 1000 creates (own process, incl. ${b.client.deletes} history deletions and decoding ${b.client.watch_events} watch events)`, f(b.cpu_s_per_1000_creates, 's'));
     const lb = fl.light_batches;
     add('floor', `${lb.size} creates released each whole second (${lb.batches} s): second → watch p50 / p99; client CPU per 1000 creates`, `${pair(lb.secondToWatch.p50_ms, lb.secondToWatch.p99_ms)}; ${f(lb.cpu_s_per_1000_creates, 's')}`);
+    const FLOOR_SPLIT = 'at the API server (audit log), p50 / p99 / max: floor client share (create received − its second); server share (watch arrival − received)';
+    add('floor', `batches of ${b.size} ${FLOOR_SPLIT}`, describeSplit(b.split ?? null, 'floor client'));
+    add('floor', `batches of ${lb.size} ${FLOOR_SPLIT}`, describeSplit(lb.split ?? null, 'floor client'));
   }
 
   if (isFailed(r.steady)) add('steady', 'FAILED', r.steady.error.split('\n')[0] ?? '');
@@ -53,6 +59,9 @@ export function tableRows(r: Results): Row[] {
       const d = (a: number | null, b: number | null): number | null => (a === null || b === null ? null : Math.round((a - b) * 100) / 100);
       add('steady', 'minus the floor batches (same shape, no operator): p50 / p99', pair(d(s.p50_ms, fb.p50_ms), d(s.p99_ms, fb.p99_ms)));
     }
+    add('steady', `latency split ${SPLIT}`, describeSplit(s.split ?? null, 'operator'));
+    add('steady', 'operator share p99 (create received − slot)', f(s.split?.client.p99_ms), target('steady', 'operator share p99 (create received − slot)'));
+    add('steady', "operator share p99 vs the floor client's share p99 (floor batches)", f(s.split?.client.p99_ms), target('steady', "operator share p99 vs the floor client's"));
     add('steady', 'Jobs expected / seen', `${s.expected} / ${s.seen}`);
     add('steady', 'duplicates', String(s.duplicates), target('steady', 'duplicates'));
     add('steady', 'missed', String(s.missed), target('steady', 'missed'));
@@ -71,6 +80,7 @@ export function tableRows(r: Results): Row[] {
     add('light', 'p50 / floor sequential p50', f(l.p50_ratio, '×'), target('light', 'p50 / floor sequential p50'));
     add('light', 'p99 / floor sequential p99', f(l.p99_ratio, '×'), target('light', 'p99 / floor sequential p99'));
     add('light', `p50 / p99 over the floor's batches of ${l.schedules} (its schedules released together, the server alone)`, `${f(l.vs_floor_batches.p50_ratio, '')} / ${f(l.vs_floor_batches.p99_ratio, '×')}`);
+    add('light', `latency split ${SPLIT}`, describeSplit(l.split ?? null, 'operator'));
     add('light', 'Jobs expected / seen; duplicates; missed', `${l.expected} / ${l.seen}; ${l.duplicates}; ${l.missed}`);
     add('light', 'operator: CPU, timer lateness p99, trigger latency p50 / p99', `${f(l.operator.cpu_pct, '%')}, ≤ ${f(l.operator.timer_lateness_p99_ms)}, ≤ ${pair(l.operator.trigger_latency_p50_ms, l.operator.trigger_latency_p99_ms)}`);
   }
@@ -106,6 +116,8 @@ export function tableRows(r: Results): Row[] {
       add('burst', `CronJob at kcm defaults last / secondcron last (the ≥ 10× above is at qps 100 / burst 200)`, f(d.ratio_last, '×'));
     }
     const l = b.limits;
+    add('burst', `secondcron (median round) latency split ${SPLIT}; its max is the last create received (token-bucket floor ${f(l.token_bucket_floor_ms)})`, describeSplit(b.secondcron_split ?? null, 'operator'));
+    add('burst', 'secondcron (median round): last create received − slot', f(b.secondcron_split?.client.max_ms), target('burst', 'last create received − slot'));
     add('burst', `secondcron limits: token bucket (qps ${l.qps}, burst ${l.burst}) / concurrency ${l.max_concurrent_creates} alone`, `${f(l.token_bucket_floor_ms, '')} / ${f(l.concurrency_floor_ms)}`);
     add('burst', 'secondcron: max queue depth / in flight, 429s, busy before slot', `${l.max_queue_depth} / ${l.max_inflight}, ${l.throttled_429}, ${l.busy_before_slot ? 'yes' : 'no'}`);
     add('burst', 'secondcron operator during its burst: CPU, API requests per second', `${f(l.operator.cpu_pct, '%')}, ${Object.entries(l.operator.requests_per_s).map(([k, v]) => `${k} ${v}`).join(', ')}`);
@@ -118,8 +130,9 @@ export function tableRows(r: Results): Row[] {
     add('scale', 'RSS peak (VmHWM, /proc)', f(s.rss_mib, 'MiB'), target('scale', 'RSS (peak)'));
     add('scale', 'RSS sampled peak / idle; heap used peak / idle', `${f(s.rss_sampled_mib, '')} / ${f(s.rss_idle_mib, 'MiB')}; ${f(s.heap_used_mib, '')} / ${f(s.heap_used_idle_mib, 'MiB')}`);
     add('scale', `Prometheus every ${s.prometheus_interval_s} s: scrapes (failed), longest, samples`, `${s.prometheus_scrapes ?? 'n/a'} (${s.prometheus_scrapes_failed ?? 'n/a'}), ${f(s.prometheus_scrape_max_ms, 'ms')}, ${s.prometheus_samples ?? 'n/a'}`);
-    add('scale', 'start → ready (readyz 200 and all scheduled)', f(s.ready_s, 's'), target('scale', 'start → ready'));
+    add('scale', 'start → ready (readyz 200, leading, every schedule compiled and its timer armed)', f(s.ready_s, 's'), target('scale', 'start → ready'));
     add('scale', 'start → caches synced / leader / all finalizers + status written / last start-up write', `${f(s.caches_synced_s, '')} / ${f(s.leader_s, '')} / ${f(s.writes_done_s, '')} / ${f(s.writes_quiet_s, 's')}`);
+    add('scale', "start-up requests by the API server's audit log (mean server time)", Object.entries(s.startup_requests_audited ?? {}).map(([k, v]) => `${k} ${v} (${s.startup_server_ms_mean?.[k] ?? 'n/a'} ms)`).join(', ') || 'n/a');
     add('scale', `idle CPU, first ${s.idle_seconds} s after start-up (/proc cross-check)`, `${f(s.idle_cpu_pct_first_window, '%')} (${f(s.idle_cpu_pct_first_window_proc, '%')})`);
     add('scale', `idle CPU, the next ${s.idle_seconds} s: steady (/proc cross-check)${s.settled ? '' : ' — start-up writes NOT finished'}`, `${f(s.idle_cpu_pct, '%')} (${f(s.idle_cpu_pct_proc, '%')})`, target('scale', 'idle CPU'));
     add('scale', '/metrics with per-schedule gauges: samples, size plain / gzip', `${s.scrape_samples ?? 'n/a'}, ${f(s.scrape_kib, '')} / ${f(s.scrape_gzip_kib, 'KiB')}`);
@@ -135,6 +148,7 @@ export function tableRows(r: Results): Row[] {
     add('failover', 'leader start → start-up writes over (finalizer + status on every schedule)', f(x.startup_s, 's'));
     add('failover', 'SIGKILL → Lease taken by a survivor (watch) / its "started leading" log', `${f(x.takeover_ms, '')} / ${f(x.takeover_log_ms)}`);
     add('failover', 'SIGKILL → first on-time canary Job (watch arrival); its lateness', `${f(x.first_job_ms)}; ${f(x.first_job_lateness_ms)}`);
+    add('failover', `the new leader's canary Jobs: latency split ${SPLIT}`, describeSplit(x.split ?? null, 'operator'));
     add('failover', 'SIGKILL → catch-up Job (latest missed canary slot); canary slots missed', `${f(x.catch_up_job_ms)}; ${x.canary_slots_missed ?? 'n/a'}`);
     add('failover', `new leader's write requests in its first ${w} s: all / Lease / canary`, `${x.writes_60s ?? 'n/a'} / ${x.writes_lease ?? 'n/a'} / ${x.writes_canary ?? 'n/a'}`);
     add('failover', `new leader's writes about schedules not due, first ${w} s`, String(x.writes_60s_non_canary ?? 'n/a'), target('failover', "new leader's writes about schedules not due"));
@@ -161,6 +175,7 @@ export function tableRows(r: Results): Row[] {
     for (const s of [h.zero, h.hashed]) {
       add('herd', `"${s.schedule}" × ${h.schedules}, ${h.minutes} min: seen / expected; busiest second; seconds used`, `${s.seen} / ${s.expected}; ${s.busiest_second}; ${s.seconds_used}`);
       add('herd', `"${s.schedule}": slot → watch p50 / p99 / longest wait`, `${f(s.p50_ms, '')} / ${f(s.p99_ms, '')} / ${f(s.max_ms)}`);
+      add('herd', `"${s.schedule}": latency split ${SPLIT}`, describeSplit(s.split ?? null, 'operator'));
     }
     add('herd', 'zero / H: p99; longest wait', `${f(h.p99_ratio, '×')}; ${f(h.max_ratio, '×')}`);
   }

@@ -20,6 +20,11 @@ export interface Figures {
   schedulerP99: number | null;
   /** Flood p99 / quiet p99 of the auth_flood scenario (issue 21). */
   authFloodP99Ratio: number | null;
+  /**
+   * Issue 36, from the API server's audit log: steady's operator share p99 (create received − slot),
+   * the floor batches' client share p99, burst's last create received − slot and its token-bucket floor.
+   */
+  split: { steadyOperatorP99: number | null; floorClientP99: number | null; burstLastReceived: number | null; burstTokenFloor: number | null };
   /** Not judged (null) when the start-up writes were not over before the kill. */
   failover: { nonCanaryWrites: number | null; schedules: number | null };
 }
@@ -53,6 +58,7 @@ export function judgeTargets(f: Figures): Target[] {
     { scenario: 'scale', figure: 'idle CPU', value: f.scale.idleCpu, unit: '%', target: '≤ 1 %', met: judge(f.scale.idleCpu, (v) => v <= 1) },
     { scenario: 'scheduler', figure: 'lateness p99', value: f.schedulerP99, unit: 'ms', target: '≤ 2 ms', met: judge(f.schedulerP99, (v) => v <= 2) },
     failoverTarget(f.failover),
+    ...splitTargets(f.split),
     { scenario: 'auth_flood', figure: 'p99 flood / quiet', value: f.authFloodP99Ratio, unit: '×', target: '≤ 1.10×', met: judge(f.authFloodP99Ratio, (v) => v <= 1.1) },
   ];
 }
@@ -67,4 +73,30 @@ function failoverTarget(f: Figures['failover']): Target {
     target: limit === null ? '< 1 % of the schedules' : `< 1 % of the schedules = ${limit}`,
     met: limit === null ? null : judge(f.nonCanaryWrites, (v) => v < limit),
   };
+}
+
+/** Issue 36: the operator's own share of a Job's latency, cut at the API server's door. */
+function splitTargets(s: Figures['split']): Target[] {
+  const twiceFloor = s.floorClientP99 === null ? null : 2 * s.floorClientP99;
+  // Not judged when the bucket never waits (N ≤ its burst, the quick run's 100): concurrency is the limit then.
+  const burstLimit = s.burstTokenFloor === null || s.burstTokenFloor <= 0 ? null : 1.1 * s.burstTokenFloor;
+  return [
+    { scenario: 'steady', figure: 'operator share p99 (create received − slot)', value: s.steadyOperatorP99, unit: 'ms', target: '≤ 10 ms', met: judge(s.steadyOperatorP99, (v) => v <= 10) },
+    {
+      scenario: 'steady',
+      figure: "operator share p99 vs the floor client's",
+      value: s.steadyOperatorP99,
+      unit: 'ms',
+      target: twiceFloor === null ? '≤ 2 × floor client' : `≤ 2 × floor client = ${twiceFloor.toFixed(2)} ms`,
+      met: twiceFloor === null ? null : judge(s.steadyOperatorP99, (v) => v <= twiceFloor),
+    },
+    {
+      scenario: 'burst',
+      figure: 'last create received − slot',
+      value: s.burstLastReceived,
+      unit: 'ms',
+      target: burstLimit === null ? '≤ token-bucket floor + 10 % (n/a: the bucket never waits)' : `≤ token-bucket floor + 10 % = ${burstLimit.toFixed(0)} ms`,
+      met: burstLimit === null ? null : judge(s.burstLastReceived, (v) => v <= burstLimit),
+    },
+  ];
 }

@@ -12,7 +12,10 @@ import { judgeTargets } from './targets.js';
 export interface RunSamples {
   floorRtt?: number[];
   floorBatch?: number[];
+  /** The floor batches' and steady's Jobs: slot (or release second) → the API server received the create (its audit log). */
+  floorClientShare?: number[];
   steady?: number[];
+  steadyOperatorShare?: number[];
   light?: number[];
   burstOurs?: number[];
   burstUpstream?: number[];
@@ -50,6 +53,12 @@ export function judge(results: Results): void {
     scale: { rss: num(results.scale, 'rss_mib'), ready: num(results.scale, 'ready_s'), idleCpu: num(results.scale, 'idle_cpu_pct') },
     schedulerP99: num(results.scheduler, 'p99_ms'),
     authFloodP99Ratio: num(results.auth_flood, 'p99_ratio'),
+    split: {
+      steadyOperatorP99: isFailed(results.steady) ? null : (results.steady.split?.client.p99_ms ?? null),
+      floorClientP99: isFailed(results.floor) ? null : (results.floor.batches.split?.client.p99_ms ?? null),
+      burstLastReceived: isFailed(results.burst) ? null : (results.burst.secondcron_split?.client.max_ms ?? null),
+      burstTokenFloor: isFailed(results.burst) ? null : results.burst.limits.token_bucket_floor_ms,
+    },
     failover: {
       nonCanaryWrites: isFailed(results.failover) || !results.failover.settled ? null : results.failover.writes_60s_non_canary,
       schedules: num(results.failover, 'schedules'),
@@ -69,6 +78,8 @@ export function writeResults(dir: string, partial: boolean, results: Results, sa
     { label: `floor: Job create round trip, ${parseConfig([], {}).maxConcurrentCreates} in flight`, samples: samples.floorRtt ?? [], color: '#999999' },
     { label: `floor: ${c.steady.schedules} creates released each second → watch (no operator)`, samples: samples.floorBatch ?? [], color: '#555555' },
     { label: `steady: slot → watch, ${c.steady.schedules} × intervalSeconds 1`, samples: samples.steady ?? [], color: '#1f77b4' },
+    { label: `floor batches: second → the API server received the create (audit log): the client's share`, samples: samples.floorClientShare ?? [], color: '#b0b0b0' },
+    { label: `steady: slot → the API server received the create (audit log): the operator's share`, samples: samples.steadyOperatorShare ?? [], color: '#aec7e8' },
     { label: `light: slot → watch, ${c.light.schedules} × intervalSeconds 1`, samples: samples.light ?? [], color: '#17becf' },
     { label: `burst: secondcron, ${c.burst.schedules} due at once`, samples: samples.burstOurs ?? [], color: '#2ca02c' },
     { label: `burst: CronJob controller, ${c.burst.schedules} due at once`, samples: samples.burstUpstream ?? [], color: '#d62728' },

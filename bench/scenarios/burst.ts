@@ -25,6 +25,7 @@ import type { PromSamples } from '../lib/prom-text.js';
 import { say, sleep, sleepUntil, waitUntil } from '../lib/progress.js';
 import { drainJobs } from '../lib/job-drain.js';
 import { round2 } from '../lib/stats.js';
+import { type LatencySplit, describeSplit, splitLatency } from '../lib/latency-split.js';
 import { type CronJobAtDefaults, type CronJobAtDefaultsFailed, cronJobAtDefaultQps } from './burst-default-qps.js';
 import { type BurstSide, measureUpstream, names, side } from './burst-side.js';
 import { type OperatorFigures, operatorFigures } from './operator-figures.js';
@@ -56,8 +57,14 @@ export interface BurstResult {
   ratio_last: number | null;
   secondcron: BurstSide;
   cronjob: BurstSide;
+  /**
+   * The median round's Jobs split at the API server's door (its audit log): our share = the create
+   * received − the slot (its max: the last create received, against limits.token_bucket_floor_ms),
+   * the server's = watch arrival − received. The CronJob side's creates are not audited.
+   */
+  secondcron_split: LatencySplit | null;
   /** Every round, in order; `timed_out` names the sides that did not see all their Jobs in some round. */
-  rounds: { secondcron: BurstSide[]; cronjob: BurstSide[] };
+  rounds: { secondcron: BurstSide[]; cronjob: BurstSide[]; secondcron_split: (LatencySplit | null)[] };
   timed_out: string[];
   limits: BurstLimits;
   /** The CronJob side again, kube-controller-manager at its upstream default client limits. */
@@ -219,6 +226,14 @@ async function runBothBursts(
       return sorted[Math.floor((sorted.length - 1) / 2)] as T;
     };
     const o = median(rounds, (r) => r.o.side.side.last_ms).o;
+    const splits = await Promise.all(
+      rounds.map((r) => {
+        const slotMs = Date.parse(r.o.side.side.slot);
+        return splitLatency(cluster.auditLogPath, ours.seen.filter((j) => j.slotMs === slotMs).map((j) => ({ namespace: j.namespace, name: j.name, dueMs: slotMs, arrivedMs: j.arrivedMs })));
+      }),
+    );
+    const oSplit = splits[rounds.findIndex((r) => r.o === o)]?.split ?? null;
+    say(`burst: secondcron latency split at the API server (median round): ${describeSplit(oSplit, 'operator')}; token-bucket floor ${Math.round((Math.max(0, n - defaults.burst) / defaults.qps) * 1000)} ms`);
     const c = median(rounds, (r) => r.c.side.last_ms).c;
     const timedOut = [...(rounds.some((r) => !r.o.done) ? ['secondcron'] : []), ...(rounds.some((r) => !r.c.done) ? ['cronjob'] : [])];
 
@@ -245,7 +260,8 @@ async function runBothBursts(
         ratio_last: ratio,
         secondcron: o.side.side,
         cronjob: c.side,
-        rounds: { secondcron: rounds.map((r) => r.o.side.side), cronjob: rounds.map((r) => r.c.side) },
+        secondcron_split: oSplit,
+        rounds: { secondcron: rounds.map((r) => r.o.side.side), cronjob: rounds.map((r) => r.c.side), secondcron_split: splits.map((m) => m?.split ?? null) },
         timed_out: timedOut,
         limits,
       },

@@ -12,6 +12,7 @@
 //   not rewrite finalizers or status that are already right (issue 14: under 1 % of the schedules).
 import type { Cluster } from '../../test/cluster/cluster.js';
 import { JobWatcher } from '../../test/cluster/job-watcher.js';
+import { type LatencySplit, describeSplit, splitLatency } from '../lib/latency-split.js';
 import type { OperatorProcess } from '../../test/cluster/operator-process.js';
 import { parseConfig } from '../../src/config.js';
 import { hourlySchedules } from '../lib/hourly-schedules.js';
@@ -36,6 +37,11 @@ export interface FailoverResult {
   first_job_slot: string | null;
   /** That Job's arrival − its slot, ms. */
   first_job_lateness_ms: number | null;
+  /**
+   * The new leader's canary Jobs (slots after the takeover, to the end of the window) split at the
+   * API server's door (its audit log): the operator's share and the server's.
+   */
+  split: LatencySplit | null;
   /** The latest canary slot missed while nobody led, run by the new leader's catch-up: kill → arrival, ms. */
   catch_up_job_ms: number | null;
   /** Canary slots between the old leader's last Job and the first on-time one that got no Job. */
@@ -111,6 +117,7 @@ export async function runFailover(cluster: Cluster, opts: { schedules: number; w
     writes_canary: null,
     writes_60s_non_canary: null,
     changed_non_canary: { status: 0, finalizer: 0, other: 0, events: 0, jobs: 0 },
+    split: null,
     follower_writes: null,
     new_leader_cpu_pct: null,
     startup_s: null,
@@ -207,6 +214,12 @@ export async function runFailover(cluster: Cluster, opts: { schedules: number; w
       r.canary_slots_missed = Math.round((first.slotMs - lastBefore) / 1000) - 1 - (catchUp ? 1 : 0);
     }
     r.catch_up_job_ms = catchUp ? catchUp.arrivedMs - killAt : null;
+    const canarySplit = await splitLatency(
+      cluster.auditLogPath,
+      canary.filter((j) => j.slotMs > t.arrivedMs && j.slotMs <= end).map((j) => ({ namespace: j.namespace, name: j.name, dueMs: j.slotMs, arrivedMs: j.arrivedMs })),
+    );
+    r.split = canarySplit?.split ?? null;
+    say(`failover: the new leader's canary Jobs split at the API server: ${describeSplit(r.split, 'operator')}`);
 
     // The new leader's writes over [kill, end]: before the takeover it only asked for the Lease.
     const delta = after.since(before.get(next) as PromSamples);

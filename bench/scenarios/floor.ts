@@ -24,6 +24,7 @@ import { createNamespace, restFor, scjManifest, scjPath } from '../lib/kube.js';
 import { operatorNodeArgs, operatorNodeOptions } from '../lib/operator.js';
 import { say, waitUntil } from '../lib/progress.js';
 import { type Summary, summarize } from '../lib/stats.js';
+import { type LatencySplit, type TimedJob, describeSplit, splitLatency } from '../lib/latency-split.js';
 
 const FLOOR_CLIENT = join(dirname(fileURLToPath(import.meta.url)), '..', 'lib', 'floor-client.js');
 const round3 = (v: number): number => Math.round(v * 1000) / 1000;
@@ -53,6 +54,8 @@ export interface FloorBatches {
   /** CPU of the floor client (user + system) per 1,000 creates, watch decoding included, s. */
   cpu_s_per_1000_creates: number | null;
   client: { creates: number; deletes: number; cpu_user_s: number; cpu_system_s: number; window_s: number; watch_events: number };
+  /** Each Job's second → watch split at the API server's door (its audit log): the floor client's share and the server's. */
+  split: LatencySplit | null;
 }
 
 export interface FloorResult {
@@ -68,6 +71,8 @@ export interface FloorResult {
 export interface FloorSamples {
   rttConcurrent: number[];
   batchToWatch: number[];
+  /** The batches' creates: the floor client's share (received at the API server − its second). */
+  batchClientShare: number[];
 }
 
 export const FLOOR_NAMESPACE = 'bench-floor';
@@ -137,14 +142,21 @@ function runFloorClient(input: FloorClientInput): Promise<FloorClientOutput> {
   });
 }
 
-async function batchPhase(watcher: JobWatcher, input: FloorClientInput): Promise<{ b: FloorBatches; samples: number[] }> {
+async function batchPhase(watcher: JobWatcher, input: FloorClientInput, auditLogPath: string | undefined): Promise<{ b: FloorBatches; samples: number[]; clientShares: number[] }> {
   const out = await runFloorClient(input);
   const samples = await watchDelays(watcher, new Map(out.released));
+  const arrived = new Map(watcher.seen.map((j) => [j.name, j.arrivedMs]));
+  const timed: TimedJob[] = out.released.flatMap(([name, second]) => {
+    const a = arrived.get(name);
+    return a === undefined ? [] : [{ namespace: input.namespace, name, dueMs: second, arrivedMs: a }];
+  });
+  const measured = await splitLatency(auditLogPath, timed);
   const cpuS = out.cpu_user_s + out.cpu_system_s;
   const client = { creates: out.creates, deletes: out.deletes, cpu_user_s: round3(out.cpu_user_s), cpu_system_s: round3(out.cpu_system_s), window_s: round3(out.window_s), watch_events: out.watch_events };
   return {
-    b: { batches: input.batches, size: input.size, secondToWatch: summarize(samples), cpu_s_per_1000_creates: out.creates ? round3((cpuS / out.creates) * 1000) : null, client },
+    b: { batches: input.batches, size: input.size, secondToWatch: summarize(samples), cpu_s_per_1000_creates: out.creates ? round3((cpuS / out.creates) * 1000) : null, client, split: measured?.split ?? null },
     samples,
+    clientShares: measured?.clientMs ?? [],
   };
 }
 
@@ -172,23 +184,24 @@ export async function runFloor(cluster: Cluster, opts: { sequential: number; con
     say(`  round trip p50 ${conc.p.rtt.p50_ms} ms p99 ${conc.p.rtt.p99_ms} ms; create → watch p50 ${conc.p.createToWatch.p50_ms} ms p99 ${conc.p.createToWatch.p99_ms} ms; ${conc.p.perSecond}/s`);
     slot += opts.concurrent;
     /** `size` creates released on each of opts.batches whole seconds, from the floor client's process. */
-    const batches = async (size: number, shape: string): Promise<{ b: FloorBatches; samples: number[] }> => {
+    const batches = async (size: number, shape: string): Promise<{ b: FloorBatches; samples: number[]; clientShares: number[] }> => {
       // The Job controller's updates of the earlier phases' Jobs would otherwise reach the floor
       // client's watch during its CPU window: the operator decodes only its own Jobs' events.
       say('floor: waiting for the Job controller to finish the Jobs so far');
       await drainJobs(cluster.kubeconfigPath, NS, 180_000);
       say(`floor: ${opts.batches} batches of ${size} creates released on whole seconds (${shape} without the operator) from a client process of its own`);
-      const r = await batchPhase(watcher, { kubeconfigPath: cluster.kubeconfigPath, namespace: NS, scj, firstSlotS: slot, batches: opts.batches, size, concurrency: CONCURRENCY });
+      const r = await batchPhase(watcher, { kubeconfigPath: cluster.kubeconfigPath, namespace: NS, scj, firstSlotS: slot, batches: opts.batches, size, concurrency: CONCURRENCY }, cluster.auditLogPath);
       slot += (opts.batches + 1) * size; // and one warm-up batch
       const b = r.b.secondToWatch;
       say(`  second → watch p50 ${b.p50_ms} ms p90 ${b.p90_ms} ms p99 ${b.p99_ms} ms max ${b.max_ms} ms; client CPU ${r.b.cpu_s_per_1000_creates} s per 1000 creates (${r.b.client.watch_events} watch events decoded, ${r.b.client.deletes} history deletions sent)`);
+      say(`  latency split at the API server: ${describeSplit(r.b.split, 'floor client')}`);
       return r;
     };
     const batch = await batches(opts.batchSize, 'the steady scenario');
     const light = await batches(opts.lightBatchSize, 'the light scenario');
     return {
       result: { p50_ms: conc.p.rtt.p50_ms, p99_ms: conc.p.rtt.p99_ms, concurrent: conc.p, sequential: seq.p, batches: batch.b, light_batches: light.b },
-      samples: { rttConcurrent: conc.rtt, batchToWatch: batch.samples },
+      samples: { rttConcurrent: conc.rtt, batchToWatch: batch.samples, batchClientShare: batch.clientShares },
     };
   } finally {
     watcher.stop();

@@ -13,6 +13,7 @@ import { load } from '../lib/machine.js';
 import { finishOperator, procCpuSeconds, scrape, startLeadingOperator } from '../lib/operator.js';
 import { say, sleep, sleepUntil, waitUntil } from '../lib/progress.js';
 import { round2, summarize } from '../lib/stats.js';
+import { type LatencySplit, type TimedJob, describeSplit, splitLatency } from '../lib/latency-split.js';
 import { type OperatorFigures, operatorFigures } from './operator-figures.js';
 
 export interface HerdSide {
@@ -31,6 +32,8 @@ export interface HerdSide {
   p99_ms: number | null;
   /** The longest a slot waited: slot → its Job seen by the watch, the largest of all. */
   max_ms: number | null;
+  /** Every Job of the window split at the API server's door (its audit log): the operator's share and the server's. */
+  split: LatencySplit | null;
   /** Most schedules sharing one second of the minute (the herd), from the resolved schedules. */
   busiest_second: number;
   /** Seconds of the minute with at least one slot. */
@@ -107,12 +110,15 @@ async function runSide(
     const after = await scrape(op);
 
     const byKey = new Map<string, number[]>();
+    const timed: TimedJob[] = [];
     for (const j of watcher.seen) {
       if (!inWindow(j.slotMs)) continue;
       const key = `${j.owner}@${j.slotMs}`;
       byKey.set(key, [...(byKey.get(key) ?? []), j.arrivedMs - j.slotMs]);
+      timed.push({ namespace: j.namespace, name: j.name, dueMs: j.slotMs, arrivedMs: j.arrivedMs });
     }
     const latencies = [...byKey.values()].map((l) => Math.min(...l));
+    const split = (await splitLatency(cluster.auditLogPath, timed))?.split ?? null;
     const s = summarize(latencies);
     const delta = after.since(before);
     const perSecond = secondsOfMinute(side.schedule, NS, names);
@@ -129,6 +135,7 @@ async function runSide(
       p90_ms: s.p90_ms,
       p99_ms: s.p99_ms,
       max_ms: s.max_ms,
+      split,
       busiest_second: Math.max(...perSecond),
       seconds_used: perSecond.filter((n) => n > 0).length,
       throttled_429: delta.sum('secondcron_api_requests_total', 'code="429"'),
@@ -140,6 +147,7 @@ async function runSide(
       `herd: "${side.schedule}" seen ${result.seen}/${expected}, duplicates ${result.duplicates}; slot → watch p50 ${s.p50_ms} p99 ${s.p99_ms} max ${s.max_ms} ms; ` +
         `busiest second ${result.busiest_second} schedules, ${result.seconds_used} seconds used; operator CPU ${result.operator.cpu_pct} %`,
     );
+    say(`herd: "${side.schedule}" latency split at the API server: ${describeSplit(split, 'operator')}`);
     return { side: result, latencies };
   } finally {
     watcher.stop();

@@ -10,6 +10,7 @@
 import type { Cluster } from '../../test/cluster/cluster.js';
 import type { OperatorProcess } from '../../test/cluster/operator-process.js';
 import type { PromSamples } from '../lib/prom-text.js';
+import { auditedRequests } from '../lib/audit-log.js';
 import { hourlySchedules } from '../lib/hourly-schedules.js';
 import { bulkCreate, createNamespace, restFor, scjManifest, scjPath } from '../lib/kube.js';
 import { finishOperator, heapSnapshot, makeOperator, procCpuSeconds, procMemoryMiB, scrape, scrapeCost } from '../lib/operator.js';
@@ -24,7 +25,11 @@ export interface ScaleResult {
   rss_mib: number | null;
   /** The peak of process_resident_memory_bytes in the bench's samples (every 1 s during start-up, then at the idle window's ends), MiB. */
   rss_sampled_mib: number | null;
-  /** Start → /readyz 200 and secondcron_schedules{state="active"} == schedules, s. */
+  /**
+   * Start → /readyz 200, leading, and secondcron_schedules{state="active"} == schedules: every schedule
+   * compiled and its timer armed while this replica leads (issue 36: before, a cached resource counted
+   * as active before any reconcile, so this was cache-sync time). Its writes are writes_done_s.
+   */
   ready_s: number | null;
   /**
    * Steady idle: over idle_seconds, right after the first idle window (process_cpu_seconds_total), % of
@@ -59,6 +64,13 @@ export interface ScaleResult {
   missing_status: number;
   /** Requests the operator made during the start-up phase, by verb and code. */
   startup_requests: Record<string, number>;
+  /**
+   * The same phase (start → writes_done_s, or the end of start-up) as the API server's audit log
+   * counts it, by "verb resource[/subresource]" (dry runs apart): the outsider's count (issue 36).
+   */
+  startup_requests_audited: Record<string, number> | null;
+  /** The same requests: the mean time the API server took for each (its audit log), ms. */
+  startup_server_ms_mean: Record<string, number> | null;
   /** Times the operator lost the Lease between start and the end of the idle window (it should be 0). */
   leader_losses: number | null;
   /** The operator had stopped writing before the idle window began: "idle" really was idle. */
@@ -116,6 +128,7 @@ export async function startScale(cluster: Cluster, opts: { schedules: number; id
 
   const op = makeOperator(cluster, NS);
   const t0 = performance.now();
+  const wall0 = Date.now();
   const since = (): number => round2((performance.now() - t0) / 1000) as number;
   await op.start();
   let prometheus: PrometheusServer;
@@ -159,6 +172,8 @@ export async function startScale(cluster: Cluster, opts: { schedules: number; id
     missing_finalizers: n,
     missing_status: n,
     startup_requests: {},
+    startup_requests_audited: null,
+    startup_server_ms_mean: null,
     leader_losses: null,
     settled: false,
     prometheus_interval_s: PROMETHEUS_INTERVAL_S,
@@ -191,7 +206,7 @@ export async function startScale(cluster: Cluster, opts: { schedules: number; id
         active = m.get('secondcron_schedules', 'state="active"') ?? 0;
         const leading = m.get('secondcron_leader') === 1;
         if (leading && r.leader_s === null) r.leader_s = since();
-        if (readyz === 200 && active === n && r.ready_s === null) {
+        if (readyz === 200 && leading && active === n && r.ready_s === null) {
           r.ready_s = since();
           say(`scale: ready and all ${n} scheduled after ${r.ready_s} s (RSS ${(peakRss / 2 ** 20).toFixed(0)} MiB so far)`);
         }
@@ -227,6 +242,11 @@ export async function startScale(cluster: Cluster, opts: { schedules: number; id
       await sleep(POLL_MS);
     }
     const c = writes.counts();
+    const wall1 = r.writes_done_s !== null ? wall0 + r.writes_done_s * 1000 + 1000 : Date.now();
+    const audited = cluster.auditLogPath ? await auditedRequests(cluster.auditLogPath, `(${op.identity ?? ''})`, wall0, wall1) : null;
+    r.startup_requests_audited = audited?.by ?? null;
+    r.startup_server_ms_mean = audited?.server_ms_mean ?? null;
+    say(`scale: start-up requests by the API server's audit log: ${JSON.stringify(r.startup_requests_audited)}; mean server time, ms: ${JSON.stringify(r.startup_server_ms_mean)}`);
     r.missing_finalizers = n - c.finalizers;
     r.missing_status = n - c.status;
     r.settled = r.writes_quiet_s !== null;

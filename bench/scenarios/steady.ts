@@ -9,6 +9,7 @@ import { type Summary, round2, summarize } from '../lib/stats.js';
 import { type OperatorFigures, operatorFigures } from './operator-figures.js';
 import { type RequestCounts, requestCounts } from './request-counts.js';
 import { type AuditedRequests, auditedRequests } from '../lib/audit-log.js';
+import { type LatencySplit, type TimedJob, describeSplit, splitLatency } from '../lib/latency-split.js';
 
 export interface TickingResult {
   p50_ms: number | null;
@@ -30,6 +31,8 @@ export interface TickingResult {
    * same window (null without an audit log).
    */
   window: { seconds: number; cpu_s: number; requests: RequestCounts; audited: AuditedRequests | null };
+  /** Every measured Job's latency split at the API server's door (its audit log): the operator's share and the server's. */
+  split: LatencySplit | null;
 }
 
 /** Measured / reference, two decimals; null when either is missing. */
@@ -63,7 +66,7 @@ export async function runTicking(
   name: string,
   namespace: string,
   opts: { schedules: number; seconds: number; pods: boolean },
-): Promise<{ result: TickingResult; samples: number[] }> {
+): Promise<{ result: TickingResult; samples: number[]; operatorShares: number[] }> {
   const NS = namespace;
   const rest = restFor(cluster.kubeconfigPath);
   await createNamespace(rest, NS);
@@ -95,12 +98,18 @@ export async function runTicking(
 
     const wanted = new Set(names);
     const byKey = new Map<string, number[]>();
+    /** The first Job of each slot, as latencies counts it. */
+    const firstOfSlot = new Map<string, TimedJob>();
     for (const j of watcher.seen) {
       if (j.slotMs < w0 || j.slotMs >= w1 || !wanted.has(j.owner)) continue;
       const key = `${j.owner}@${j.slotMs}`;
       byKey.set(key, [...(byKey.get(key) ?? []), j.arrivedMs - j.slotMs]);
+      const first = firstOfSlot.get(key);
+      if (!first || j.arrivedMs < first.arrivedMs) firstOfSlot.set(key, { namespace: j.namespace, name: j.name, dueMs: j.slotMs, arrivedMs: j.arrivedMs });
     }
     const latencies = [...byKey.values()].map((l) => Math.min(...l));
+    const measured = await splitLatency(cluster.auditLogPath, [...firstOfSlot.values()]);
+    const split = measured?.split ?? null;
     const duplicates = [...byKey.values()].reduce((n, l) => n + l.length - 1, 0);
     const expected = opts.schedules * opts.seconds;
     const s = summarize(latencies);
@@ -120,9 +129,11 @@ export async function runTicking(
       mean_ms: s.mean_ms,
       operator: { ...operatorFigures(delta, after, opts.seconds + 1), cpu_pct: round2((cpuS / windowS) * 100) },
       window: { seconds: Math.round(windowS * 1000) / 1000, cpu_s: Math.round(cpuS * 100) / 100, requests: requestCounts(delta), audited },
+      split,
     };
     say(`${name}: seen ${result.seen}/${expected}, duplicates ${duplicates}, missed ${result.missed}; latency p50 ${s.p50_ms} p90 ${s.p90_ms} p99 ${s.p99_ms} max ${s.max_ms} ms; operator CPU ${result.operator.cpu_pct} %, ${result.window.requests.total} API requests (its counter), ${audited?.total ?? 'n/a'} (the API server's audit log)`);
-    return { result, samples: latencies };
+    say(`${name}: latency split at the API server: ${describeSplit(split, 'operator')}`);
+    return { result, samples: latencies, operatorShares: measured?.clientMs ?? [] };
   } finally {
     watcher.stop();
     await finishOperator(op);
@@ -134,7 +145,7 @@ export async function runSteady(
   cluster: Cluster,
   opts: { schedules: number; seconds: number; pods: boolean },
   floorBatches: Summary | null,
-): Promise<{ result: SteadyResult; samples: number[] }> {
-  const { result, samples } = await runTicking(cluster, 'steady', STEADY_NAMESPACE, opts);
-  return { result: { ...result, vs_floor_batches: ratios(result, floorBatches) }, samples };
+): Promise<{ result: SteadyResult; samples: number[]; operatorShares: number[] }> {
+  const { result, samples, operatorShares } = await runTicking(cluster, 'steady', STEADY_NAMESPACE, opts);
+  return { result: { ...result, vs_floor_batches: ratios(result, floorBatches) }, samples, operatorShares };
 }

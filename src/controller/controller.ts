@@ -29,6 +29,7 @@ import { jobOutcome } from './job-state.js';
 import { type ScheduleRecord, ScheduleRecords } from './schedule-records.js';
 import { StatusSync } from './status-sync.js';
 import { type ReconcileResult, WorkQueue } from './work-queue.js';
+import { windowState } from '../schedule/index.js';
 import type { WritePriority } from './write-priority.js';
 
 export interface Leadership {
@@ -37,8 +38,12 @@ export interface Leadership {
   fenceRemainingMs(): number;
 }
 
-/** secondcron_schedules by state. A type, not an interface: the gauge reads it as a Record. */
-export type ScheduleCounts = { active: number; suspended: number; invalid: number };
+/**
+ * secondcron_schedules by state. A type, not an interface: the gauge reads it as a Record. `active`:
+ * compiled for the cached generation and its timer armed; `pending`: in the cache, not compiled for
+ * that generation yet (or compiled and not yet armed); `ended`: compiled, its window over (nothing to arm).
+ */
+export type ScheduleCounts = { active: number; pending: number; suspended: number; invalid: number; ended: number };
 
 export interface ControllerDeps {
   rest: RestClient;
@@ -260,8 +265,10 @@ export class Controller {
 
   /** Keeps the scheduler's entry in line with the spec, on every replica (followers stay warm). */
   private keepTimer(key: string, scj: SecondCronJob, rec: ScheduleRecord): void {
+    const armed = this.scheduler.has(key);
     if (!rec.compiled.ok || scj.spec.suspend) this.scheduler.delete(key);
-    else if (!this.scheduler.has(key)) this.scheduler.set(key, rec.compiled.source);
+    else if (!armed) this.scheduler.set(key, rec.compiled.source);
+    if (this.scheduler.has(key) !== armed || !armed) this.scheduleCounts = undefined; // counted by whether it is armed
   }
 
   /**
@@ -290,18 +297,25 @@ export class Controller {
   }
 
   /**
-   * For the secondcron_schedules gauge: counted again only after a SecondCronJob or a compiled schedule
-   * changed. Counting 10,000 on every scrape was ~20 ms each (a key string per schedule), most of an
-   * idle operator's scrape.
+   * For the secondcron_schedules gauge: counted again only after a SecondCronJob, a compiled schedule or
+   * a timer changed. Counting 10,000 on every scrape was ~20 ms each (a key string per schedule), most of
+   * an idle operator's scrape. A resource counts as active only once its current generation is compiled
+   * and its timer armed: a cached resource not reconciled yet is pending, not "scheduled".
    */
   counts(): ScheduleCounts {
     if (this.scheduleCounts) return { ...this.scheduleCounts };
-    const c = { active: 0, suspended: 0, invalid: 0 };
+    const c: ScheduleCounts = { active: 0, pending: 0, suspended: 0, invalid: 0, ended: 0 };
+    const nowMs = this.d.wall.nowMs();
     for (const scj of this.d.scjs.list()) {
-      const compiled = this.records.get(objectKey(scj))?.compiled;
+      const key = objectKey(scj);
+      const rec = this.records.get(key);
+      const compiled = rec && rec.uid === scj.metadata.uid && rec.generation === scj.metadata.generation ? rec.compiled : undefined;
       if (compiled && !compiled.ok) c.invalid++;
       else if (scj.spec.suspend) c.suspended++;
-      else c.active++;
+      else if (!compiled) c.pending++;
+      else if (this.scheduler.has(key)) c.active++;
+      else if (windowState(compiled.window, nowMs) === 'WindowEnded') c.ended++;
+      else c.pending++;
     }
     this.scheduleCounts = c;
     return { ...c };

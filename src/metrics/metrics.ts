@@ -49,7 +49,7 @@ export class Metrics {
   });
   readonly schedules = new Gauge({
     name: 'secondcron_schedules',
-    help: 'SecondCronJobs known to this replica, by state (active, suspended, invalid).',
+    help: 'SecondCronJobs known to this replica, by state: active (compiled, its timer armed), pending (not compiled or armed yet), suspended, invalid, ended (its window is over).',
     labelNames: ['state'] as const,
     registers: [this.registry],
     collect: () => {

@@ -8,7 +8,7 @@ import { test } from 'node:test';
 
 import { auditedRequests } from '../../../bench/lib/audit-log.js';
 
-const event = (id: string, stage: string, verb: string, resource: string, agent: string, at: string, subresource?: string): string =>
+const event = (id: string, stage: string, verb: string, resource: string, agent: string, at: string, subresource?: string, extra: Record<string, string> = {}): string =>
   JSON.stringify({
     kind: 'Event',
     level: 'Metadata',
@@ -17,6 +17,7 @@ const event = (id: string, stage: string, verb: string, resource: string, agent:
     verb,
     userAgent: agent,
     requestReceivedTimestamp: at,
+    ...extra,
     objectRef: { resource, ...(subresource ? { subresource } : {}) },
   });
 
@@ -28,7 +29,8 @@ test('auditedRequests: one per request, by verb and resource, the agent and the 
     writeFileSync(
       path,
       [
-        event('a', 'ResponseComplete', 'create', 'jobs', ours, '2026-12-03T10:00:00.100Z'),
+        event('a', 'ResponseComplete', 'create', 'jobs', ours, '2026-12-03T10:00:00.100Z', undefined, { stageTimestamp: '2026-12-03T10:00:00.112Z' }),
+        event('h', 'ResponseComplete', 'create', 'jobs', ours, '2026-12-03T10:00:00.150Z', undefined, { stageTimestamp: '2026-12-03T10:00:00.154Z', requestURI: '/apis/batch/v1/namespaces/a/jobs?dryRun=All' }),
         event('b', 'ResponseComplete', 'delete', 'jobs', ours, '2026-12-03T10:00:00.200Z'),
         event('c', 'ResponseStarted', 'watch', 'jobs', ours, '2026-12-03T10:00:00.300Z'),
         event('c', 'ResponseComplete', 'watch', 'jobs', ours, '2026-12-03T10:00:00.300Z'),
@@ -40,7 +42,11 @@ test('auditedRequests: one per request, by verb and resource, the agent and the 
       ].join('\n'),
     );
     const got = await auditedRequests(path, '(bench-bench-steady)', Date.parse('2026-12-03T10:00:00Z'), Date.parse('2026-12-03T10:00:01Z'));
-    assert.deepEqual(got, { total: 4, by: { 'create jobs': 1, 'delete jobs': 1, 'watch jobs': 1, 'patch secondcronjobs/status': 1 } });
+    assert.deepEqual(got, {
+      total: 5,
+      by: { 'create jobs': 1, 'create jobs (dry run)': 1, 'delete jobs': 1, 'watch jobs': 1, 'patch secondcronjobs/status': 1 },
+      server_ms_mean: { 'create jobs': 12, 'create jobs (dry run)': 4 },
+    });
     await assert.rejects(auditedRequests(join(dir, 'none.log'), 'x', 0, 1), /no audit log/);
   } finally {
     rmSync(dir, { recursive: true, force: true });
