@@ -11,7 +11,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 import { type Cluster, startCluster } from '../cluster/cluster.js';
 import { installCrd } from '../cluster/crd.js';
-import { auditedJobWrites, createProblems, describeJobWrites, ownerOfJobName, slotOfJobName } from './helpers/audit-creates.js';
+import { auditedJobWrites, createProblems, describeJobWrites, onTheWireDuringFreeze, ownerOfJobName, slotOfJobName } from './helpers/audit-creates.js';
 import { eventually } from './helpers/eventually.js';
 import { type OperatorProcess, testOperator } from './helpers/operator.js';
 import { ReplicaCounters, countedInNamespace, minus } from './helpers/replica-counters.js';
@@ -104,14 +104,7 @@ test('after a 30 s API freeze, >= 95 % of the slots are on time from 2 s after t
   t.diagnostic(message);
   process.stderr.write(`[api-stall] ${message}\n`);
 
-  // A create on the wire when the server froze, given up by the client and retried for its own slot
-  // (an unknown outcome), may meet the Job the first one stored after the thaw: that 409 the freeze
-  // provoked. A second 201 is never allowed, nor a 409 for any other slot.
-  const onTheWire = (name: string): boolean => {
-    const slot = slotOfJobName(name);
-    return slot >= frozenMs - 2_000 && slot <= thawedMs;
-  };
-  assert.deepEqual(createProblems(writes, { allow409: onTheWire }), [], 'API server audit: no Job name created twice, no 409 but for a slot on the wire during the freeze');
+  assert.deepEqual(createProblems(writes, { allow409: onTheWireDuringFreeze(frozenMs, thawedMs) }), [], 'API server audit: no Job name created twice, no 409 but for a slot on the wire during the freeze');
   assert.equal(perSlot.length, Math.floor((thawedMs + WINDOW_MS - 1) / 1000) - Math.ceil((thawedMs + GRACE_MS) / 1000) + 1, 'every slot of the window judged');
   assert.deepEqual(below.map((s) => `${at(s.slotMs)}: ${s.onTime}/${SCHEDULES} on time (${s.withJob} with a Job)`), [], message);
   assert.equal(counted.missed, audit.withoutJob, 'every slot without a Job counted exactly once');

@@ -104,6 +104,16 @@ export function slotOfJobName(name: string): number {
   return m ? Number(m[1]) * 1000 : Number.NaN;
 }
 
+// A create on the wire when the server froze, given up by the client and retried for its own slot
+// (an unknown outcome), may meet the Job the first one stored after the thaw: that 409 the freeze
+// provoked. A second 201 is never allowed, nor a 409 for any other slot.
+export function onTheWireDuringFreeze(frozenMs: number, thawedMs: number): (jobName: string) => boolean {
+  return (jobName) => {
+    const slot = slotOfJobName(jobName);
+    return slot >= frozenMs - 2_000 && slot <= thawedMs;
+  };
+}
+
 export function selectJobWrites(writes: readonly AuditedJobWrite[], f: JobWriteFilter): AuditedJobWrite[] {
   const agent = f.userAgentPrefix ?? 'secondcron/';
   return writes.filter(

@@ -7,7 +7,6 @@ import { mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { type PeerCertificate, connect } from 'node:tls';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 import { Registry } from 'prom-client';
@@ -17,6 +16,7 @@ import { certificateFromDir } from '../../../src/http/cert-watcher.js';
 import { serveMetrics } from '../../../src/http/servers.js';
 import { MetricsExposition } from '../../../src/metrics/exposition.js';
 import { type TestCertificate, selfSignedCertificate } from '../../support/self-signed-cert.js';
+import { presentedCertificate } from '../../support/tls-peer.js';
 
 const volume = mkdtempSync(join(tmpdir(), 'secondcron-cert-volume-'));
 after(() => rmSync(volume, { recursive: true, force: true }));
@@ -39,20 +39,10 @@ function publish(files: Record<string, string>): void {
   if (generation > 1) rmSync(join(volume, `..2026_12_03_16_00_0${generation - 2}.${process.pid}`), { recursive: true });
 }
 
-function presented(port: number): Promise<PeerCertificate> {
-  return new Promise((resolve, reject) => {
-    const socket = connect({ host: '127.0.0.1', port, rejectUnauthorized: false }, () => {
-      resolve(socket.getPeerCertificate());
-      socket.end();
-    });
-    socket.once('error', reject);
-  });
-}
-
 async function eventuallyPresents(port: number, cert: TestCertificate): Promise<void> {
   const deadline = Date.now() + 5_000;
   for (;;) {
-    if ((await presented(port)).fingerprint256 === cert.fingerprint256) return;
+    if ((await presentedCertificate(port)).fingerprint256 === cert.fingerprint256) return;
     if (Date.now() > deadline) assert.fail(`the server did not switch to ${cert.fingerprint256}`);
     await sleep(20);
   }
@@ -67,7 +57,7 @@ test('a renewed Secret is served to new connections; a mismatched pair is report
   const certificate = certificateFromDir(volume, { timers: systemTimers, pollMs: 50, onError: (err) => errors.push(err.message), onReload: (fp) => reloads.push(fp) });
   const server = await serveMetrics(0, new MetricsExposition(new Registry(), undefined), { secure: { certificate, authorize: () => Promise.resolve({ status: 200 }) } });
   try {
-    assert.equal((await presented(server.port)).fingerprint256, first.fingerprint256);
+    assert.equal((await presentedCertificate(server.port)).fingerprint256, first.fingerprint256);
 
     publish({ 'tls.crt': second.cert, 'tls.key': second.key });
     await eventuallyPresents(server.port, second);
@@ -76,7 +66,7 @@ test('a renewed Secret is served to new connections; a mismatched pair is report
     // A certificate with someone else's key: kept serving the second pair, told once however many polls.
     publish({ 'tls.crt': third.cert, 'tls.key': first.key });
     await sleep(400);
-    assert.equal((await presented(server.port)).fingerprint256, second.fingerprint256);
+    assert.equal((await presentedCertificate(server.port)).fingerprint256, second.fingerprint256);
     assert.equal(errors.length, 1, errors.join('; '));
     assert.match(errors[0] ?? '', /does not match/);
 

@@ -7,7 +7,6 @@ import 'reflect-metadata';
 import assert from 'node:assert/strict';
 import { X509Certificate as NodeX509 } from 'node:crypto';
 import { test } from 'node:test';
-import { type PeerCertificate, connect } from 'node:tls';
 
 import { SubjectAlternativeNameExtension, X509Certificate } from '@peculiar/x509';
 import { Registry } from 'prom-client';
@@ -16,21 +15,12 @@ import { FakeClock } from '../../../src/clock/fake-clock.js';
 import { selfRenewingCertificate } from '../../../src/http/self-renewing.js';
 import { serveMetrics } from '../../../src/http/servers.js';
 import { MetricsExposition } from '../../../src/metrics/exposition.js';
+import { presentedCertificate } from '../../support/tls-peer.js';
 
 const DAY = 86_400_000;
 const HOUR = 3_600_000;
 const START = Date.UTC(2026, 11, 5, 8, 0, 0);
 const SERVICE_NAMES = ['sc-secondcron-metrics.ops.svc', 'sc-secondcron-metrics.ops.svc.cluster.local'];
-
-function presented(port: number): Promise<PeerCertificate> {
-  return new Promise((resolve, reject) => {
-    const socket = connect({ host: '127.0.0.1', port, rejectUnauthorized: false }, () => {
-      resolve(socket.getPeerCertificate());
-      socket.end();
-    });
-    socket.once('error', reject);
-  });
-}
 
 function names(pem: string): string[] {
   const san = new X509Certificate(pem).getExtension(SubjectAlternativeNameExtension);
@@ -64,7 +54,7 @@ test('the Service DNS names in the certificate; renewed at two thirds of its lif
 
   const server = await serveMetrics(0, new MetricsExposition(new Registry(), undefined), { secure: { certificate, authorize: () => Promise.resolve({ status: 200 }) } });
   try {
-    assert.equal((await presented(server.port)).fingerprint256, new NodeX509(first.cert).fingerprint256);
+    assert.equal((await presentedCertificate(server.port)).fingerprint256, new NodeX509(first.cert).fingerprint256);
 
     // Two thirds of the lifetime (from notBefore) less a second: not yet.
     const renewAt = START - HOUR + Math.round((2 * 365 * DAY) / 3);
@@ -90,7 +80,7 @@ test('the Service DNS names in the certificate; renewed at two thirds of its lif
     assert.ok(x2.notAfter.getTime() > x1.notAfter.getTime());
 
     // The running server swapped it in (setSecureContext): a new connection gets the new certificate.
-    assert.equal((await presented(server.port)).fingerprint256, new NodeX509(second.cert).fingerprint256);
+    assert.equal((await presentedCertificate(server.port)).fingerprint256, new NodeX509(second.cert).fingerprint256);
     assert.equal(clock.pendingTimers().length, 1, 'the next renewal is waited for');
   } finally {
     await server.close();
