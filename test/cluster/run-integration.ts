@@ -9,12 +9,17 @@
 //
 // Tests find the cluster through SECONDCRON_TEST_KUBECONFIG (see test/integration/helpers/); a test
 // that needs a private cluster (e.g. to stop its apiserver) calls startCluster() itself.
+//
+// Operators run as a ServiceAccount bound to exactly the chart's RBAC (SECONDCRON_TEST_OPERATOR_KUBECONFIG,
+// operator-rbac.ts); after the tests its requests in the audit log are judged, and the run fails when
+// one was refused (403) or, on a whole run, when the chart grants a verb no operator used.
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 import { startCluster, type Cluster } from './cluster.js';
+import { chartOperatorRules, createOperatorIdentity, judgeOperatorAccess, OPERATOR_USER } from './operator-rbac.js';
 import { RealNodeHostBusyError } from './real-node/host.js';
 import { repoRoot } from './repo-root.js';
 import { diesWithParent } from './parent-death.js';
@@ -42,6 +47,11 @@ function toBuildPath(root: string, arg: string): string {
   return abs;
 }
 
+/** Flags that run only some tests of the files: such a run cannot show every granted verb used. */
+const SUBSET_FLAGS = /^--test-(name-pattern|skip-pattern|only)/;
+/** The operators' token outlives any run (a whole run takes ~20 min; a test has at most 10). */
+const OPERATOR_TOKEN_DURATION = '12h';
+
 /** How long a run waits for another run's real node to go (one per machine) before giving up. */
 const REAL_NODE_WAIT_MS = 30 * 60_000;
 
@@ -50,9 +60,15 @@ async function startSharedCluster(realNode: boolean): Promise<Cluster> {
   const deadline = Date.now() + REAL_NODE_WAIT_MS;
   for (let waited = false; ; waited = true) {
     try {
-      // Job creates and deletes by the operators the tests run (as admin, or in pods as a service
-      // account) are audited: the failover and fault tests count each Job name's creates from it.
-      return await startCluster({ realNode, log, auditJobWrites: { users: ['admin'], userGroups: ['system:serviceaccounts'] } });
+      // Every request of the operators' ServiceAccount is audited (its RBAC is judged from it), and Job
+      // creates and deletes by any operator the tests run (as admin, or in pods as a service account):
+      // the failover and fault tests count each Job name's creates from it.
+      return await startCluster({
+        realNode,
+        log,
+        auditUsers: [OPERATOR_USER],
+        auditJobWrites: { users: ['admin'], userGroups: ['system:serviceaccounts'] },
+      });
     } catch (err) {
       if (!(err instanceof RealNodeHostBusyError) || Date.now() > deadline) throw err;
       if (!waited) log(`${err.message}\nWaiting for it to go (up to ${REAL_NODE_WAIT_MS / 60_000} min)…`);
@@ -87,9 +103,13 @@ async function main(argv: string[]): Promise<number> {
   );
 
   try {
+    const rules = await chartOperatorRules(cluster.binDir, cluster.dir);
+    const operatorKubeconfig = await createOperatorIdentity(cluster, rules, OPERATOR_TOKEN_DURATION);
     const env: NodeJS.ProcessEnv = {
       ...cluster.env,
       SECONDCRON_TEST_KUBECONFIG: cluster.kubeconfigPath,
+      // What test/integration/helpers/operator.ts starts operators with unless a test names another.
+      SECONDCRON_TEST_OPERATOR_KUBECONFIG: operatorKubeconfig,
       // End-to-end tests find the real node's containerd (<dir>/real-node.json) and logs here.
       SECONDCRON_TEST_CLUSTER_DIR: cluster.dir,
       // Job creates and deletes as the API server saw them (test/integration/helpers/audit-creates.ts).
@@ -126,7 +146,14 @@ async function main(argv: string[]): Promise<number> {
     });
     const code = await exited;
     untrack();
-    return code;
+    if (!cluster.auditLogPath) throw new Error('the shared cluster writes no audit log');
+    const complete = paths.length === 0 && !flags.some((f) => SUBSET_FLAGS.test(f));
+    const verdict = await judgeOperatorAccess(cluster.auditLogPath, rules, complete);
+    const log = (m: string): void => void process.stderr.write(`[run-integration] RBAC ${m}\n`);
+    for (const line of verdict.report) log(line);
+    for (const problem of verdict.problems) log(`FAILED: ${problem}`);
+    if (verdict.problems.length === 0) log(`ok: nothing refused${complete ? ', every granted verb used but those named above' : ''}`);
+    return code !== 0 ? code : verdict.problems.length > 0 ? 1 : 0;
   } finally {
     process.stderr.write('[run-integration] stopping the shared control plane…\n');
     await cluster.stop();

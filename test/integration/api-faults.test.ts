@@ -21,7 +21,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { installCrd } from '../cluster/crd.js';
 import { FaultProxy } from '../cluster/fault-proxy.js';
 import { JobWatcher, type SeenJob } from '../cluster/job-watcher.js';
-import { type TestNamespace, kubectl, kubectlOk, testKubeconfig, uniqueNamespace } from './helpers/cluster-env.js';
+import { type TestNamespace, kubectl, kubectlOk, operatorKubeconfig, testKubeconfig, uniqueNamespace } from './helpers/cluster-env.js';
 import { eventually } from './helpers/eventually.js';
 import { type OperatorProcess, startOperator } from './helpers/operator.js';
 import { auditedJobWrites, createProblems, describeJobWrites, replaceOrderProblems, resentAfterSupersedingRefusal, supersededCreateProblems } from './helpers/audit-creates.js';
@@ -42,10 +42,11 @@ before(async () => {
   await installCrd(kubectl);
   ns = await uniqueNamespace('api-faults');
   const kc = new KubeConfig();
-  kc.loadFromFile(testKubeconfig());
+  // The operator's own identity through the proxy: its paths under faults are judged against the chart's RBAC too.
+  kc.loadFromFile(operatorKubeconfig());
   const cluster = kc.getCurrentCluster();
   const user = kc.getCurrentUser();
-  assert.ok(cluster && user?.token, 'the test kubeconfig has a server and a bearer token');
+  assert.ok(cluster && user?.token, 'the operator kubeconfig has a server and a bearer token');
   const caPem = cluster.caData ? Buffer.from(cluster.caData, 'base64').toString('utf8') : readFileSync(cluster.caFile ?? '', 'utf8');
   proxy = await FaultProxy.start({ upstream: cluster.server, upstreamCaPem: caPem, now: clock });
   scratch = mkdtempSync(join(tmpdir(), 'secondcron-faults-'));

@@ -16,7 +16,7 @@ import { buildImage, type BuiltImage } from '../cluster/image.js';
 import { ManagedProcess } from '../cluster/managed-process.js';
 import { track } from '../cluster/process-registry.js';
 import { runCommand } from '../cluster/run-command.js';
-import { kubectl, kubectlOk, testKubeconfig, uniqueNamespace, type TestNamespace } from './helpers/cluster-env.js';
+import { kubectl, kubectlOk, operatorKubeconfig, uniqueNamespace, type TestNamespace } from './helpers/cluster-env.js';
 import { eventually } from './helpers/eventually.js';
 import { REPO_ROOT } from './helpers/helm.js';
 import { openOciArchive, unpackLayers, type OciImage } from './helpers/oci-archive.js';
@@ -188,7 +188,7 @@ describe('the image built by make image', () => {
     // A read-only volume, readable by the image user only (in a pod: the service-account token).
     const secrets = join(work, 'secrets');
     mkdirSync(secrets);
-    copyFileSync(testKubeconfig(), join(secrets, 'kubeconfig'));
+    copyFileSync(operatorKubeconfig(), join(secrets, 'kubeconfig'));
     chmodSync(join(secrets, 'kubeconfig'), 0o600);
     chownSync(join(secrets, 'kubeconfig'), IMAGE_UID, IMAGE_UID);
 

@@ -23,7 +23,7 @@ import { Agent, request } from 'undici';
 
 import { installCrd } from '../cluster/crd.js';
 import { selfSignedCertificate } from '../support/self-signed-cert.js';
-import { type TestNamespace, kubectl, kubectlOk, testKubeconfig, uniqueNamespace } from './helpers/cluster-env.js';
+import { type TestNamespace, kubectl, kubectlOk, operatorKubeconfig, uniqueNamespace } from './helpers/cluster-env.js';
 import { eventually } from './helpers/eventually.js';
 import { type OperatorProcess, startOperator } from './helpers/operator.js';
 import { PrometheusServer } from './helpers/prometheus-server.js';
@@ -165,10 +165,10 @@ describe('secure /metrics under a flood of junk tokens', { timeout: 300_000 }, (
     promToken = (await kubectlOk(['create', 'token', 'prometheus', '-n', ns.name, '--duration=30m'])).trim();
 
     // The operator's kubeconfig points at the tap, which forwards to the real API server.
-    const kc = parseYaml(readFileSync(testKubeconfig(), 'utf8')) as KubeconfigDoc;
+    const kc = parseYaml(readFileSync(operatorKubeconfig(), 'utf8')) as KubeconfigDoc;
     const cluster = kc.clusters[0]?.cluster;
-    const adminToken = kc.users[0]?.user.token;
-    assert.ok(cluster?.['certificate-authority-data'] && adminToken, 'the test kubeconfig has a CA and a token');
+    const operatorToken = kc.users[0]?.user.token;
+    assert.ok(cluster?.['certificate-authority-data'] && operatorToken, 'the operator kubeconfig has a CA and a token');
     tap = new ReviewTap(cluster.server.replace(/\/+$/, ''), Buffer.from(cluster['certificate-authority-data'], 'base64'), new Set([promToken]));
     const tapCert = await selfSignedCertificate('127.0.0.1');
     const tapUrl = await tap.start(tapCert);
@@ -176,8 +176,8 @@ describe('secure /metrics under a flood of junk tokens', { timeout: 300_000 }, (
     writeFileSync(kubeconfig, JSON.stringify({
       apiVersion: 'v1', kind: 'Config', 'current-context': 'tap',
       clusters: [{ name: 'tap', cluster: { server: tapUrl, 'certificate-authority-data': Buffer.from(tapCert.cert).toString('base64') } }],
-      users: [{ name: 'admin', user: { token: adminToken } }],
-      contexts: [{ name: 'tap', context: { cluster: 'tap', user: 'admin' } }],
+      users: [{ name: 'operator', user: { token: operatorToken } }],
+      contexts: [{ name: 'tap', context: { cluster: 'tap', user: 'operator' } }],
     }));
     operator = await startOperator({ kubeconfig, namespaces: [ns.name], identity: 'auth-load-0', metricsSecure: true, args: ['--leader-elect=false'] });
     for (let i = 0; i < SCHEDULES; i++) await applyScj(ns.name, `tick-${i}`, { intervalSeconds: 1, successfulJobsHistoryLimit: 3, failedJobsHistoryLimit: 3 });

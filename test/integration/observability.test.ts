@@ -3,7 +3,6 @@
 // dashboard query and every alert expression evaluated through Prometheus' HTTP API. Also
 // promtool's own checks of the rules, and the health endpoints of all three replicas.
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 
 import { RUN_SECONDS_ANNOTATION } from '../cluster/cluster.js';
@@ -39,7 +38,8 @@ describe('observability on a real Prometheus', { timeout: 300_000 }, () => {
   const operators: OperatorProcess[] = [];
   let prom: PrometheusServer | undefined;
   let vars: VariableValues;
-  const leaseName = `obs-leader-${randomBytes(3).toString('hex')}`;
+  // The operator's default, which the chart's RBAC names (resourceNames); the namespace is the test's own.
+  const leaseName = 'secondcron-leader';
 
   before(async () => {
     await installCrd(kubectl);
@@ -57,7 +57,6 @@ describe('observability on a real Prometheus', { timeout: 300_000 }, () => {
             '--renew-deadline', '3s',
             '--retry-period', '500ms',
             '--leader-election-namespace', namespace,
-            '--lease-name', leaseName,
           ],
         }),
       ),

@@ -21,6 +21,14 @@ export function testKubeconfig(): string {
   return required('SECONDCRON_TEST_KUBECONFIG');
 }
 
+/**
+ * Kubeconfig of the ServiceAccount bound to exactly the chart's cluster-mode RBAC: the operators'
+ * identity (test/cluster/operator-rbac.ts), whose every request the run judges at its end.
+ */
+export function operatorKubeconfig(): string {
+  return required('SECONDCRON_TEST_OPERATOR_KUBECONFIG');
+}
+
 /** Directory of the pinned binaries (kubectl, helm, kwok, kube-*, etcd). */
 export function testBinDir(): string {
   return required('SECONDCRON_BIN_DIR');

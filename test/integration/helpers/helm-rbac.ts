@@ -11,10 +11,10 @@ export function serviceAccountUser(namespace: string, name: string): string {
 
 /**
  * Writes `<dir>/<name>.kubeconfig` holding a fresh token of the ServiceAccount (TokenRequest API,
- * `kubectl create token`) and returns its path.
+ * `kubectl create token`), valid for `duration` (a Go duration), and returns its path.
  */
-export async function serviceAccountKubeconfig(cluster: Cluster, namespace: string, name: string, dir: string): Promise<string> {
-  const res = await cluster.kubectl(['create', 'token', name, '-n', namespace, '--duration=1h']);
+export async function serviceAccountKubeconfig(cluster: Cluster, namespace: string, name: string, dir: string, duration = '1h'): Promise<string> {
+  const res = await cluster.kubectl(['create', 'token', name, '-n', namespace, `--duration=${duration}`]);
   if (res.code !== 0) throw new Error(`kubectl create token ${name} -n ${namespace}: ${res.stderr}`);
   const path = join(dir, `${name}.kubeconfig`);
   writeKubeconfig(path, { server: cluster.server, caPem: cluster.caPem, user: serviceAccountUser(namespace, name), token: res.stdout.trim(), namespace });

@@ -1,13 +1,16 @@
-// The operator as a child process aimed at the shared test cluster.
+// The operator as a child process aimed at the shared test cluster, as the chart's RBAC allows
+// (operatorKubeconfig) unless a test names another kubeconfig.
 import { OperatorProcess, type OperatorOptions } from '../../cluster/operator-process.js';
-import { testEnv, testKubeconfig } from './cluster-env.js';
+import { operatorKubeconfig, testEnv } from './cluster-env.js';
 
 export { OperatorProcess };
 
 export type TestOperatorOptions = Omit<OperatorOptions, 'kubeconfig' | 'env'> & Partial<Pick<OperatorOptions, 'kubeconfig' | 'env'>>;
 
 export function testOperator(opts: TestOperatorOptions): OperatorProcess {
-  return new OperatorProcess({ kubeconfig: testKubeconfig(), ...opts, env: { ...testEnv(), ...opts.env } });
+  // `kubeconfig: undefined` given explicitly: the operator finds its cluster itself (in-cluster).
+  const kubeconfig = 'kubeconfig' in opts ? opts.kubeconfig : operatorKubeconfig();
+  return new OperatorProcess({ ...opts, kubeconfig, env: { ...testEnv(), ...opts.env } });
 }
 
 export async function startOperator(opts: TestOperatorOptions): Promise<OperatorProcess> {
