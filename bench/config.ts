@@ -46,8 +46,8 @@ export interface BenchConfig {
   failover: { schedules: number; windowS: number; settleTimeoutS: number };
   /** `0 * * * * *` vs `H * * * * *`, each side measured over `minutes` whole minutes (issue 25). */
   herd: { schedules: number; minutes: number };
-  /** Issue 21: quiet and flood windows alternating, junk bearer tokens on the secure /metrics in the flood ones. */
-  authFlood: { schedules: number; rounds: number; windowSeconds: number; junkPerWindow: number; connections: number; flooderNice: number };
+  /** Issues 21 and 34: rounds of quiet, junk-token, connection-flood and decoy windows (bench/scenarios/flood.ts). */
+  flood: { schedules: number; rounds: number; windowSeconds: number; junkPerWindow: number; junkConnections: number; connectionAttempts: number; flooderNice: number };
 }
 
 export function benchConfig(env: NodeJS.ProcessEnv): BenchConfig {
@@ -65,7 +65,7 @@ export function benchConfig(env: NodeJS.ProcessEnv): BenchConfig {
         scheduler: { entries: 1_000, seconds: 10, alignedSeconds: 3 },
         failover: { schedules: 1_000, windowS: 30, settleTimeoutS: 90 },
         herd: { schedules: 200, minutes: 1 },
-        authFlood: { schedules: 20, rounds: 1, windowSeconds: 10, junkPerWindow: 5_000, connections: 50, flooderNice: floodNice(env) },
+        flood: { schedules: 20, rounds: 4, windowSeconds: 5, junkPerWindow: 2_500, junkConnections: 50, connectionAttempts: 2_500, flooderNice: floodNice(env) },
       }
     : {
         quick,
@@ -78,11 +78,11 @@ export function benchConfig(env: NodeJS.ProcessEnv): BenchConfig {
         scheduler: { entries: 1_000, seconds: 30, alignedSeconds: 10 },
         failover: { schedules: 10_000, windowS: 60, settleTimeoutS: 300 },
         herd: { schedules: 2_000, minutes: 1 },
-        authFlood: { schedules: 20, rounds: 3, windowSeconds: 10, junkPerWindow: 5_000, connections: 50, flooderNice: floodNice(env) },
+        flood: { schedules: 20, rounds: 4, windowSeconds: 20, junkPerWindow: 10_000, junkConnections: 50, connectionAttempts: 10_000, flooderNice: floodNice(env) },
       };
 }
 
-/** auth_flood's flooding process niceness: BENCH_FLOOD_NICE, else 0 (it competes with everything as it is). */
+/** The flood scenario's flooding process niceness: BENCH_FLOOD_NICE, else 0 (it competes with everything as it is). */
 function floodNice(env: NodeJS.ProcessEnv): number {
   const v = Number(env.BENCH_FLOOD_NICE ?? 0);
   if (!Number.isInteger(v) || v < 0 || v > 19) throw new Error(`BENCH_FLOOD_NICE must be a whole number 0–19, not ${env.BENCH_FLOOD_NICE}`);

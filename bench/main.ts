@@ -3,13 +3,13 @@
 // never asserts: prints a table, writes bench/results/latest.json and bench/results/latency.svg.
 //
 //   BENCH_QUICK=1        reduced sizes (about 6 minutes)
-//   BENCH_ONLY=a,b       run only these scenarios (floor, steady, light, burst, scale, scheduler, failover, herd, auth_flood); results
+//   BENCH_ONLY=a,b       run only these scenarios (floor, steady, light, burst, scale, scheduler, failover, herd, flood); results
 //                        then go to bench/results/partial.json, never over latest.json
 //   BENCH_PODS=1         Jobs run a real (kwok) pod instead of completing at once without one
 //   BENCH_CPU_PROF=dir   V8 CPU profile of every operator run into dir
 //   BENCH_NODE_OPTIONS   Node flags for the operator instead of the chart's heap limit; BENCH_OPERATOR_MAIN another operator build
 //   BENCH_NODE_ARGS      node's own flags for the operator instead of the image's ENTRYPOINT ones ("" for none)
-//   BENCH_FLOOD_NICE=n   niceness of auth_flood's flooding process (0 by default)
+//   BENCH_FLOOD_NICE=n   niceness of the flood scenario's flooding process (0 by default)
 //   BENCH_CONTROL_PLANE_GOGC=n  GOGC of the control plane's Go processes (400 by default; 100 is Go's own), as `make soak`
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -31,7 +31,7 @@ import { LIGHT_NAMESPACE, runLight } from './scenarios/light.js';
 import { type ScaleRun, startScale } from './scenarios/scale.js';
 import { runFailover } from './scenarios/failover.js';
 import { runHerd } from './scenarios/herd.js';
-import { runAuthFlood } from './scenarios/auth-flood.js';
+import { runFlood } from './scenarios/flood.js';
 import { runScheduler } from './scenarios/scheduler.js';
 import { STEADY_NAMESPACE, runSteady } from './scenarios/steady.js';
 import { installCrd } from '../test/cluster/crd.js';
@@ -39,7 +39,7 @@ import { installCrd } from '../test/cluster/crd.js';
 /** The user of the cluster's admin kubeconfig, which the bench, the operators and the floor client use. */
 const BENCH_USER = 'admin';
 
-const SCENARIOS = ['scheduler', 'floor', 'steady', 'light', 'scale', 'burst', 'failover', 'herd', 'auth_flood'] as const;
+const SCENARIOS = ['scheduler', 'floor', 'steady', 'light', 'scale', 'burst', 'failover', 'herd', 'flood'] as const;
 type Scenario = (typeof SCENARIOS)[number];
 
 /** The repository root: the nearest directory above this file with a package.json. */
@@ -89,7 +89,7 @@ async function main(): Promise<number> {
     scheduler: failed('scheduler', notRun),
     failover: failed('failover', notRun),
     herd: failed('herd', notRun),
-    auth_flood: failed('auth_flood', notRun),
+    flood: failed('flood', notRun),
     targets: [],
   };
   const samples: RunSamples = {};
@@ -113,7 +113,7 @@ async function main(): Promise<number> {
   });
 
   let cluster: Cluster | undefined;
-  if (['floor', 'steady', 'light', 'scale', 'burst', 'failover', 'herd', 'auth_flood'].some((s) => only.has(s as Scenario))) {
+  if (['floor', 'steady', 'light', 'scale', 'burst', 'failover', 'herd', 'flood'].some((s) => only.has(s as Scenario))) {
     say('starting a private control plane (etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kwok)');
     // The API server audits the bench's user (the operator runs as it, so does the floor client): the
     // requests per Job counted by the server itself (lib/audit-log.ts).
@@ -181,12 +181,10 @@ async function main(): Promise<number> {
         samples.herdZero = r.samples.zero;
         samples.herdHashed = r.samples.hashed;
       });
-      await attempt('auth_flood', async () => {
-        const r = await runAuthFlood(c, { ...cfg.authFlood, pods: cfg.pods });
-        results.auth_flood = r.result;
-        samples.authFloodQuiet = r.samples.quiet;
-        samples.authFloodFlood = r.samples.flood;
-        samples.authFloodDecoy = r.samples.decoy;
+      await attempt('flood', async () => {
+        const r = await runFlood(c, { ...cfg.flood, pods: cfg.pods });
+        results.flood = r.result;
+        samples.flood = r.samples;
       });
     }
   } finally {

@@ -1,4 +1,4 @@
-// auth_flood's control: a TLS port in a process of its own that refuses every request with 401, the
+// The flood scenario's control: a TLS port in a process of its own that refuses every request with 401, the
 // way the operator's secure /metrics answers a refusal (node:http, the status alone), and asks no
 // one. The same junk flood aimed at it costs this machine what receiving the flood costs anywhere on
 // it (the flooder, TLS, HTTP) while the operator sees none of it: the trigger latency's move in

@@ -87,3 +87,11 @@ export function slopeBesideRole(points: [number, number, 0 | 1][]): number | nul
   const det = sxx * srr - sxr * sxr;
   return det === 0 ? null : (srr * sxy - sxr * sry) / det;
 }
+
+/** The median (the mean of the middle two for an even count); null when there are none. */
+export function median(values: readonly number[]): number | null {
+  if (values.length === 0) return null;
+  const s = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 ? (s[mid] as number) : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
+}

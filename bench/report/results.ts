@@ -1,9 +1,9 @@
 // bench/results/latest.json: one object, scenario → figures, plus machine and versions. The names
 // the issue fixes (floor.p50_ms, steady.missed, burst.ratio_last, …) are always present; a scenario
 // that failed has them null and says why in `error`.
-import type { AuthFloodResult } from '../scenarios/auth-flood.js';
 import type { BurstResult } from '../scenarios/burst.js';
 import type { FailoverResult } from '../scenarios/failover.js';
+import type { FloodResult } from '../scenarios/flood.js';
 import type { FloorResult } from '../scenarios/floor.js';
 import type { HerdResult } from '../scenarios/herd.js';
 import type { LightResult } from '../scenarios/light.js';
@@ -37,7 +37,7 @@ export interface Results {
   scheduler: SchedulerResult | Failed;
   failover: FailoverResult | Failed;
   herd: HerdResult | Failed;
-  auth_flood: AuthFloodResult | Failed;
+  flood: FloodResult | Failed;
   targets: Target[];
 }
 
@@ -51,7 +51,7 @@ export const FIXED = {
   scheduler: ['p50_ms', 'p99_ms'],
   failover: ['schedules', 'takeover_ms', 'first_job_ms', 'writes_60s'],
   herd: ['schedules', 'zero', 'hashed', 'p99_ratio', 'max_ratio'],
-  auth_flood: ['schedules', 'quiet', 'flood', 'decoy', 'p50_ratio', 'p99_ratio', 'decoy_p99_ratio', 'answers'],
+  flood: ['schedules', 'windows', 'p50_ratio', 'p99_ratio', 'junk_answers', 'connection_outcomes', 'cpu_s_per_1000_junk'],
 } as const;
 
 export function failed(scenario: keyof typeof FIXED, err: unknown): Failed {

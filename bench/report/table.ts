@@ -158,16 +158,31 @@ export function tableRows(r: Results): Row[] {
     add('failover', 'follower writes in the same window; new leader CPU', `${x.follower_writes ?? 'n/a'}; ${f(x.new_leader_cpu_pct, '%')}`);
   }
 
-  if (isFailed(r.auth_flood)) add('auth_flood', 'FAILED', r.auth_flood.error.split('\n')[0] ?? '');
+  if (isFailed(r.flood)) add('flood', 'FAILED', r.flood.error.split('\n')[0] ?? '');
   else {
-    const a = r.auth_flood;
-    add('auth_flood', `${a.schedules} × 1 s, ${a.rounds} × ${a.window_s} s each quiet, ${a.junk_per_window} junk tokens on the operator, the same on a decoy: seen / expected; duplicates`, `${a.seen} / ${a.expected}; ${a.duplicates}`);
-    add('auth_flood', 'slot → watch p50 / p99, quiet', `${f(a.quiet.p50_ms, '')} / ${f(a.quiet.p99_ms)}`);
-    add('auth_flood', 'slot → watch p50 / p99, flood on the operator', `${f(a.flood.p50_ms, '')} / ${f(a.flood.p99_ms)}`);
-    add('auth_flood', 'slot → watch p50 / p99, flood on the decoy (control: the operator sees none of it)', `${f(a.decoy.p50_ms, '')} / ${f(a.decoy.p99_ms)}`);
-    add('auth_flood', 'operator CPU quiet / flood; the decoy; the flooding process (own processes, same cores; niceness)', `${a.operator_cpu_pct.quiet} % / ${a.operator_cpu_pct.flood} %; ${a.decoy_cpu_pct} %; ${a.flooder_cpu_pct} % (nice ${a.flooder_nice})`);
-    add('auth_flood', 'decoy p99 / quiet p99 (control); decoy answers', `${f(a.decoy_p99_ratio, '×')}; ${JSON.stringify(a.decoy_answers)}`);
-    add('auth_flood', 'flood p99 / quiet p99; junk answers by status', `${f(a.p99_ratio, '×')}; ${JSON.stringify(a.answers)}`, target('auth_flood', 'p99 flood / quiet'));
+    const a = r.flood;
+    const w = a.windows;
+    const both = (s: { p50_ms: number | null; p99_ms: number | null }): string => `${f(s.p50_ms, '')} / ${f(s.p99_ms)}`;
+    const rounds = (x: { median: number | null; rounds: (number | null)[] }): string => `${f(x.median, '×')} (rounds ${x.rounds.map((v) => v ?? 'n/a').join(', ')})`;
+    add('flood', `${a.schedules} × 1 s, ${a.rounds} rounds of four ${a.window_s} s windows: seen / expected; duplicates; without an audited create`, `${a.seen} / ${a.expected}; ${a.duplicates}; ${a.unaudited}`);
+    add('flood', 'operator share p50 / p99 (slot → create received, audit log): quiet', both(w.quiet.operator_share));
+    add('flood', `… ${a.junk_per_window} junk tokens over ${a.junk_connections} connections on the operator`, both(w.junk.operator_share));
+    add('flood', `… ${a.connection_attempts} connection attempts on both ports`, both(w.connections.operator_share));
+    add('flood', '… the junk on a decoy (control: the operator sees none of it)', both(w.decoy.operator_share));
+    add('flood', 'slot → watch p50 / p99: quiet / junk / connections / decoy', [w.quiet, w.junk, w.connections, w.decoy].map((x) => both(x.slot_to_watch)).join('; '));
+    add('flood', 'operator share p99 / quiet p99, decoy (control; median of rounds)', rounds(a.p99_ratio.decoy), target('flood', 'operator share p99, decoy / quiet (control)'));
+    add('flood', 'operator share p99 / quiet p99, junk (median of rounds)', rounds(a.p99_ratio.junk), target('flood', 'operator share p99, junk / quiet'));
+    add('flood', 'operator share p99 / quiet p99, connections (median of rounds)', rounds(a.p99_ratio.connections), target('flood', 'operator share p99, connections / quiet'));
+    add('flood', 'junk answers by status; decoy answers', `${JSON.stringify(a.junk_answers)}; ${JSON.stringify(a.decoy_answers)}`);
+    const o = a.connection_outcomes;
+    const sum = (k: 'connected' | 'closedByOperator' | 'failed' | 'openAtEnd'): number => o.reduce((n, x) => n + x[k], 0);
+    add(
+      'flood',
+      'connection attempts: connected / closed by the operator / never connected / open at the end; most open at once; health probes answered',
+      `${sum('connected')} / ${sum('closedByOperator')} / ${sum('failed')} / ${sum('openAtEnd')}; ${Math.max(0, ...o.map((x) => x.peakOpen))}; ${o.reduce((n, x) => n + x.probes.ok, 0)} of ${o.reduce((n, x) => n + x.probes.sent, 0)} (slowest ${Math.max(0, ...o.map((x) => x.probes.max_ms))} ms)`,
+    );
+    add('flood', 'operator CPU quiet / junk / connections / decoy; CPU s per 1,000 junk (computed)', `${w.quiet.operator_cpu_pct} / ${w.junk.operator_cpu_pct} / ${w.connections.operator_cpu_pct} / ${w.decoy.operator_cpu_pct} %; ${f(a.cpu_s_per_1000_junk, 's')}`);
+    add('flood', 'the decoy; the flooding process (own processes, same cores; niceness)', `${a.decoy_cpu_pct} %; ${a.flooder_cpu_pct} % (nice ${a.flooder_nice})`);
   }
   if (isFailed(r.herd)) add('herd', 'FAILED', r.herd.error.split('\n')[0] ?? '');
   else {

@@ -18,8 +18,8 @@ export interface Figures {
   ratioLast: number | null;
   scale: { rss: number | null; ready: number | null; idleCpu: number | null };
   schedulerP99: number | null;
-  /** Flood p99 / quiet p99 of the auth_flood scenario (issue 21). */
-  authFloodP99Ratio: number | null;
+  /** The flood scenario's operator-share p99 over quiet's, medians of per-round ratios (issue 34). */
+  flood: { junk: number | null; connections: number | null; decoy: number | null };
   /**
    * Issue 36, from the API server's audit log: steady's operator share p99 (create received − slot),
    * the floor batches' client share p99, burst's last create received − slot and its token-bucket floor.
@@ -59,7 +59,29 @@ export function judgeTargets(f: Figures): Target[] {
     { scenario: 'scheduler', figure: 'lateness p99', value: f.schedulerP99, unit: 'ms', target: '≤ 2 ms', met: judge(f.schedulerP99, (v) => v <= 2) },
     failoverTarget(f.failover),
     ...splitTargets(f.split),
-    { scenario: 'auth_flood', figure: 'p99 flood / quiet', value: f.authFloodP99Ratio, unit: '×', target: '≤ 1.10×', met: judge(f.authFloodP99Ratio, (v) => v <= 1.1) },
+    ...floodTargets(f.flood),
+  ];
+}
+
+/**
+ * Issue 34: a flood may move the operator's share by 10 % at most, judged only where the control
+ * (the same junk on a decoy) moved it by 5 % at most; above that the machine's noise is larger than
+ * what is judged, and the verdict is "n/a".
+ */
+function floodTargets(f: Figures['flood']): Target[] {
+  const quietMachine = f.decoy === null ? null : f.decoy <= 1.05;
+  const flooded = (kind: 'junk' | 'connections'): Target => ({
+    scenario: 'flood',
+    figure: `operator share p99, ${kind} / quiet`,
+    value: f[kind],
+    unit: '×',
+    target: '≤ 1.10× where the decoy ≤ 1.05×',
+    met: quietMachine ? judge(f[kind], (v) => v <= 1.1) : null,
+  });
+  return [
+    { scenario: 'flood', figure: 'operator share p99, decoy / quiet (control)', value: f.decoy, unit: '×', target: '≤ 1.05×', met: quietMachine },
+    flooded('junk'),
+    flooded('connections'),
   ];
 }
 

@@ -3,6 +3,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { parseConfig } from '../../src/config.js';
+import type { WindowKind } from '../scenarios/flood.js';
 import { type Results, isFailed } from './results.js';
 import { latencySvg } from './svg.js';
 import { markdownTable, tableRows, textTable } from './table.js';
@@ -23,9 +24,8 @@ export interface RunSamples {
   scheduler?: number[];
   herdZero?: number[];
   herdHashed?: number[];
-  authFloodQuiet?: number[];
-  authFloodFlood?: number[];
-  authFloodDecoy?: number[];
+  /** The flood scenario's operator shares by kind of window. */
+  flood?: Record<WindowKind, number[]>;
 }
 
 const num = (r: object, k: string): number | null => {
@@ -52,7 +52,9 @@ export function judge(results: Results): void {
     ratioLast: num(results.burst, 'ratio_last'),
     scale: { rss: num(results.scale, 'rss_mib'), ready: num(results.scale, 'ready_s'), idleCpu: num(results.scale, 'idle_cpu_pct') },
     schedulerP99: num(results.scheduler, 'p99_ms'),
-    authFloodP99Ratio: num(results.auth_flood, 'p99_ratio'),
+    flood: isFailed(results.flood)
+      ? { junk: null, connections: null, decoy: null }
+      : { junk: results.flood.p99_ratio.junk.median, connections: results.flood.p99_ratio.connections.median, decoy: results.flood.p99_ratio.decoy.median },
     split: {
       steadyOperatorP99: isFailed(results.steady) ? null : (results.steady.split?.client.p99_ms ?? null),
       floorClientP99: isFailed(results.floor) ? null : (results.floor.batches.split?.client.p99_ms ?? null),
@@ -87,9 +89,10 @@ export function writeResults(dir: string, partial: boolean, results: Results, sa
     { label: `scheduler alone: timer lateness, ${c.scheduler.entries}/s`, samples: samples.scheduler ?? [], color: '#9467bd' },
     { label: `herd: ${c.herd.schedules} × "0 * * * * *"`, samples: samples.herdZero ?? [], color: '#8c564b' },
     { label: `herd: ${c.herd.schedules} × "H * * * * *"`, samples: samples.herdHashed ?? [], color: '#e377c2' },
-    { label: `auth_flood: ${c.authFlood.schedules} × 1 s, quiet windows`, samples: samples.authFloodQuiet ?? [], color: '#bcbd22' },
-    { label: `auth_flood: ${c.authFlood.schedules} × 1 s, ${c.authFlood.junkPerWindow} junk tokens per ${c.authFlood.windowSeconds} s`, samples: samples.authFloodFlood ?? [], color: '#7f7f7f' },
-    { label: 'auth_flood: the same junk on a decoy (control)', samples: samples.authFloodDecoy ?? [], color: '#c7c7c7' },
+    { label: `flood: ${c.flood.schedules} × 1 s, quiet windows: the operator's share (audit log)`, samples: samples.flood?.quiet ?? [], color: '#bcbd22' },
+    { label: `flood: ${c.flood.junkPerWindow} junk tokens per ${c.flood.windowSeconds} s: the operator's share`, samples: samples.flood?.junk ?? [], color: '#7f7f7f' },
+    { label: `flood: ${c.flood.connectionAttempts} connection attempts per ${c.flood.windowSeconds} s: the operator's share`, samples: samples.flood?.connections ?? [], color: '#dbdb8d' },
+    { label: 'flood: the same junk on a decoy (control): the operator\'s share', samples: samples.flood?.decoy ?? [], color: '#c7c7c7' },
   ];
   const subtitle = `${results.commit.slice(0, 12)} · ${results.date.slice(0, 16)}Z · ${c.quick ? 'QUICK' : 'full'} · ${m.cores}× ${m.cpu_model} · ${m.k8s_version} · load ${m.load_start[0]}`;
   writeFileSync(svgPath, latencySvg('secondcron bench: latency distributions (CDF)', subtitle, series));

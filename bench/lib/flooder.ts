@@ -1,8 +1,9 @@
-// The auth_flood scenario's attacker, in a process of its own: 500 TLS requests a second from the
+// The flood scenario's attacker, in a process of its own: 500 TLS requests a second from the
 // bench's own event loop delayed the JobWatcher that stamps each Job's arrival, so part of the
 // "flood latency" was the bench's, not the operator's (bench/README.md, issue 21). The parent sends
-// one message per flood window; the child answers with what the operator replied. The child exits
-// when the parent does (its IPC channel closes).
+// one message per flood window, junk tokens or connections (bench/lib/connection-flood.ts); the
+// child answers with what the operator did. The child exits when the parent does (its IPC channel
+// closes).
 import { type ChildProcess, fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { setPriority } from 'node:os';
@@ -10,9 +11,11 @@ import { fileURLToPath } from 'node:url';
 
 import { Agent, request } from 'undici';
 
+import { type ConnectionOutcome, type ConnectionWindow, floodConnections } from './connection-flood.js';
 import { sleepUntil } from './progress.js';
 
-export interface FloodWindow {
+/** Junk bearer tokens on `url`, over keep-alive connections. */
+export interface JunkWindow {
   url: string;
   /** Epoch ms the window opens; requests are spread evenly over `windowMs`. */
   fromMs: number;
@@ -30,26 +33,36 @@ export interface FloodAnswers {
   cpuMs: number;
 }
 
+type FloodMessage = { junk: JunkWindow } | { connections: ConnectionWindow };
+
 /** The parent's handle on the flooding process. */
-export class JunkFlooder {
+export class Flooder {
   private constructor(private readonly child: ChildProcess) {}
 
   /** `nice`: the process's niceness (0 to 19; 19 is the weight a BestEffort pod gets beside a pod's CPU request). */
-  static start(nice: number): JunkFlooder {
+  static start(nice: number): Flooder {
     const child = fork(fileURLToPath(import.meta.url), ['--child'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     if (nice !== 0 && child.pid !== undefined) setPriority(child.pid, nice);
-    return new JunkFlooder(child);
+    return new Flooder(child);
   }
 
-  run(window: FloodWindow): Promise<FloodAnswers> {
+  junk(window: JunkWindow): Promise<FloodAnswers> {
+    return this.run<FloodAnswers>({ junk: window });
+  }
+
+  connections(window: ConnectionWindow): Promise<ConnectionOutcome> {
+    return this.run<ConnectionOutcome>({ connections: window });
+  }
+
+  private run<T>(message: FloodMessage): Promise<T> {
     return new Promise((resolve, reject) => {
       const onExit = (code: number | null): void => reject(new Error(`junk flood process exited (${code}) during a window`));
       this.child.once('exit', onExit);
       this.child.once('message', (m) => {
         this.child.off('exit', onExit);
-        resolve(m as FloodAnswers);
+        resolve(m as T);
       });
-      this.child.send(window);
+      this.child.send(message);
     });
   }
 
@@ -63,7 +76,7 @@ export class JunkFlooder {
 }
 
 /** One window: `connections` keep-alive connections, each sending its share of distinct junk tokens, paced. */
-async function flood(w: FloodWindow, agent: Agent): Promise<FloodAnswers> {
+async function floodJunk(w: JunkWindow, agent: Agent): Promise<FloodAnswers> {
   const answers: Record<string, number> = {};
   const perConnection = Math.ceil(w.requests / w.connections);
   await sleepUntil(w.fromMs);
@@ -89,9 +102,13 @@ async function flood(w: FloodWindow, agent: Agent): Promise<FloodAnswers> {
 
 if (process.argv[2] === '--child') {
   let agent: Agent | undefined;
-  process.on('message', (w: FloodWindow) => {
-    agent ??= new Agent({ connect: { rejectUnauthorized: false }, connections: w.connections, pipelining: 1 });
-    void flood(w, agent).then((a) => process.send?.(a));
+  process.on('message', (m: FloodMessage) => {
+    if ('connections' in m) {
+      void floodConnections(m.connections).then((o) => process.send?.(o));
+      return;
+    }
+    agent ??= new Agent({ connect: { rejectUnauthorized: false }, connections: m.junk.connections, pipelining: 1 });
+    void floodJunk(m.junk, agent).then((a) => process.send?.(a));
   });
   process.on('disconnect', () => {
     void agent?.close();
