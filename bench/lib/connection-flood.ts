@@ -122,5 +122,6 @@ function probe(host: string, port: number): Promise<number | null> {
     });
     req.once('timeout', () => req.destroy());
     req.once('error', () => resolve(null));
+    req.end();
   });
 }
