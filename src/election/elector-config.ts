@@ -3,7 +3,10 @@
  * so a bad flag fails at start-up with the option's name instead of flapping leadership.
  */
 
-/** client-go's JitterFactor: a candidate waits retryPeriod × (1 + random·1.2) between tries. */
+/**
+ * client-go's JitterFactor: a candidate's tries START retryPeriod × (1 + random·1.2) apart, or one
+ * right after the other when a try took longer than that (see LeaderElector.scheduleNextAttempt).
+ */
 export const JITTER_FACTOR = 1.2;
 
 export const DEFAULT_LEASE_DURATION_MS = 15_000;

@@ -70,6 +70,10 @@ type AttemptOutcome =
  * never compared with local time), and every write carries the resourceVersion it read.
  * On top of that, the leader fences itself: isLeaderFresh() turns false as soon as renewDeadline
  * has passed since the last successful renew, which is before any follower can take over.
+ *
+ * One departure from client-go's loop: the retry period counts from the start of an attempt, not
+ * from its end, because our store calls have a per-call timeout and client-go's do not (see
+ * scheduleNextAttempt).
  */
 export class LeaderElector {
   readonly identity: string;
@@ -231,6 +235,26 @@ export class LeaderElector {
 
   // ---- the loop -------------------------------------------------------------------------
 
+  /**
+   * The next attempt is due `periodMs` after the START of the previous one (`attemptStartMonoMs`),
+   * and at once if that moment has passed, as wait.JitterUntil does with sliding=false.
+   *
+   * Counting from the end instead left a hole after every hung call: during an API server freeze
+   * each call ran into its per-call timeout and the candidate then slept another whole jittered
+   * period (2–4.4 s by default) with no request in flight, so when the server came back inside
+   * that hole nobody asked for the Lease until it ended. Measured (issue 37): after a 30 s SIGSTOP
+   * of the API server no replica led for 2–5 s after SIGCONT. Counting from the start keeps a
+   * request in flight all through a freeze (each one goes out when the last times out), so one is
+   * answered at the thaw. client-go does not need this: its acquire loop does slide, but its
+   * requests have no per-call timeout, so during a freeze they hang and are answered at the thaw.
+   *
+   * No hammering: an attempt that fails fast (refused, 5xx) or finds the Lease held still waits
+   * the whole period, so calls are at least min(period, per-call timeout) apart.
+   */
+  private scheduleNextAttempt(attemptStartMonoMs: number, periodMs: number): void {
+    this.scheduleAttempt(Math.max(0, attemptStartMonoMs + periodMs - this.mono.nowMs()));
+  }
+
   private scheduleAttempt(delayMs: number): void {
     // A hook may have stopped us (e.g. onStoppedLeading calling release()): never resume then.
     if (this.state === 'Stopped') return;
@@ -254,6 +278,8 @@ export class LeaderElector {
       this.loseLeadership();
       return;
     }
+    // The retry period counts from here, the start of the attempt (see scheduleNextAttempt).
+    const attemptStartMonoMs = this.mono.nowMs();
     const controller = new AbortController();
     this.inflight = controller;
     const outcome = await this.tryAcquireOrRenew(controller.signal);
@@ -263,9 +289,9 @@ export class LeaderElector {
     if (this.state === 'Candidate') {
       if (outcome.kind === 'acquired') {
         this.becomeLeader(outcome.writeStartMonoMs);
-        this.scheduleAttempt(this.timing.retryPeriodMs);
+        this.scheduleNextAttempt(attemptStartMonoMs, this.timing.retryPeriodMs);
       } else {
-        this.scheduleAttempt(this.jitteredRetryMs());
+        this.scheduleNextAttempt(attemptStartMonoMs, this.jitteredRetryMs());
       }
       return;
     }
@@ -278,8 +304,9 @@ export class LeaderElector {
       this.loseLeadership();
       return;
     }
-    // A failed renew is retried every retryPeriod until the deadline timer gives up.
-    this.scheduleAttempt(this.timing.retryPeriodMs);
+    // Renews go out every retryPeriod, counted from the start of this one; a failed renew is
+    // retried the same way until the deadline timer gives up.
+    this.scheduleNextAttempt(attemptStartMonoMs, this.timing.retryPeriodMs);
   }
 
   private becomeLeader(writeStartMonoMs: number): void {

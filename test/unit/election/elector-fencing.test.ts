@@ -8,6 +8,8 @@ const LEASE = 15_000;
 const DEADLINE = 10_000;
 const RETRY = 2_000;
 const CALL_TIMEOUT = 4_900; // default: just below renewDeadline / 2
+/** A 0 ms timer runs 1 ms later (Node's setTimeout, and so the FakeClock). */
+const TIMER_TICK = 1;
 
 /** Starts `a`, lets it lead for a while, returns the instant its last successful renew was sent. */
 async function establishedLeader(c: Cluster, a: Replica): Promise<number> {
@@ -72,8 +74,10 @@ describe('LeaderElector: fencing when renewals fail', () => {
     assert.equal(hung[0]?.atMs, lastRenewAt + RETRY);
     assert.equal(hung[0]?.abortedAtMs, lastRenewAt + RETRY + CALL_TIMEOUT);
     assert.equal(hung[0]?.result, 'aborted');
-    // Second one (retryPeriod later) was still in flight at the deadline: abandoned right then.
-    assert.equal(hung[1]?.atMs, lastRenewAt + RETRY + CALL_TIMEOUT + RETRY);
+    // Second one: the retry period counts from the start of the first attempt, which was long
+    // past, so it went out at once (one timer tick later); still in flight at the deadline, it
+    // was abandoned right then.
+    assert.equal(hung[1]?.atMs, lastRenewAt + RETRY + CALL_TIMEOUT + TIMER_TICK);
     assert.equal(hung[1]?.abortedAtMs, lastRenewAt + DEADLINE);
     assert.equal(a.elector.counters().storeTimeouts, 1);
     assert.ok(a.of('error').some((e) => e.detail === `get:${String(new LeaseTimeoutError('get', CALL_TIMEOUT))}`));
@@ -87,12 +91,12 @@ describe('LeaderElector: fencing when renewals fail', () => {
 
     await runCheckingFence(c, a, lastRenewAt, DEADLINE + 30_000);
     assert.equal(a.of('stopped')[0]?.atMs, lastRenewAt + DEADLINE);
-    // The elector did not wait for the calls that never answer: attempts keep coming,
-    // one every timeout + jittered retry (random = 0 here).
+    // The elector did not wait for the calls that never answer: attempts keep coming, one as
+    // soon as the last timed out (its attempt started more than a jittered retry before that).
     const after = c.store.log.filter((e) => e.client === 'a' && e.atMs > lastRenewAt + DEADLINE).map((e) => e.atMs);
     assert.ok(after.length >= 4);
     const gaps = after.slice(1).map((t, i) => t - (after[i] ?? 0));
-    for (const gap of gaps) assert.equal(gap, CALL_TIMEOUT + RETRY);
+    for (const gap of gaps) assert.equal(gap, CALL_TIMEOUT + TIMER_TICK);
     assert.equal(a.elector.getState(), 'Candidate');
   });
 

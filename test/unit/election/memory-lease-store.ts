@@ -39,6 +39,8 @@ export class MemoryLeaseStore {
   readonly log: CallLogEntry[] = [];
   private stored: VersionedLease | null = null;
   private version = 0;
+  /** While frozen: the calls parked at the server, in arrival order (see freeze()). */
+  private parked: Array<() => void> | null = null;
 
   constructor(
     private readonly timers: Timers,
@@ -55,6 +57,22 @@ export class MemoryLeaseStore {
     this.version++;
     this.stored = { record: { ...record }, resourceVersion: String(this.version) };
     return this.stored.resourceVersion;
+  }
+
+  /**
+   * The API server stops (SIGSTOP): from now on every call from every client hangs at the server,
+   * after its client's own fault. A call whose signal aborts meanwhile rejects (the client gave
+   * up); the others stay parked until thaw().
+   */
+  freeze(): void {
+    this.parked ??= [];
+  }
+
+  /** The API server resumes (SIGCONT): the parked calls reach the state in arrival order, new calls go straight through. */
+  thaw(): void {
+    const parked = this.parked ?? [];
+    this.parked = null;
+    for (const resume of parked) resume();
   }
 
   writes(client?: string): CallLogEntry[] {
@@ -100,6 +118,27 @@ export class MemoryLeaseStore {
           entry.result = 'aborted';
           reject(new Error(`${op} aborted`));
         });
+      });
+    }
+    const parked = this.parked;
+    if (parked !== null) {
+      await new Promise<void>((resolve, reject) => {
+        const resume = (): void => {
+          signal.removeEventListener('abort', onAbort);
+          resolve();
+        };
+        const onAbort = (): void => {
+          const at = parked.indexOf(resume);
+          if (at >= 0) parked.splice(at, 1);
+          entry.result = 'aborted';
+          reject(new Error(`${op} aborted`));
+        };
+        if (signal.aborted) {
+          onAbort();
+          return;
+        }
+        parked.push(resume);
+        signal.addEventListener('abort', onAbort, { once: true });
       });
     }
     try {
