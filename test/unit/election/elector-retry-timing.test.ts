@@ -56,7 +56,7 @@ interface Thawed {
  * server freezes for FREEZE + `extraMs` (every call hangs, the leader's renew deadline passes),
  * then answers again; runs until some replica leads.
  */
-async function freezeThenThaw(extraMs: number): Promise<Thawed> {
+async function freezeThenThaw(extraMs: number, freezeMs = FREEZE): Promise<Thawed> {
   const c = new Cluster();
   const a = c.replica('a', { random: () => 1 });
   const b = c.replica('b', { random: () => 1 });
@@ -69,7 +69,7 @@ async function freezeThenThaw(extraMs: number): Promise<Thawed> {
 
   c.store.freeze();
   const freezeAt = c.now();
-  await c.run(FREEZE + extraMs, () => assert.ok(leaders(a, b).length <= 1, 'never two leaders'));
+  await c.run(freezeMs + extraMs, () => assert.ok(leaders(a, b).length <= 1, 'never two leaders'));
   assert.deepEqual(leaders(a, b), [], 'the leader lost the Lease during the freeze');
   assert.equal(a.of('stopped').length, 1);
 
@@ -90,6 +90,19 @@ describe('LeaderElector: the retry period runs from the start of an attempt (iss
       assert.equal(leaders(a, b).length, 1, 'exactly one leader');
     }
     assert.deepEqual(late, [], `latencies after the thaw (ms): ${latencies.join(', ')}`);
+  });
+
+  it('after a freeze just longer than the renew deadline a replica leads at the thaw too: the renew abandoned at the deadline is replaced at once', async () => {
+    // The leader gives up at its renew deadline (10 s after its last renew) with a renew hanging; it
+    // must not then sleep a whole jittered period with nothing in flight (measured before: up to
+    // 4.4 s without a leader after freezes of 10–14.4 s).
+    const late: string[] = [];
+    for (let freeze = 10_500; freeze <= 16_000; freeze += THAW_STEP) {
+      const { a, b, latency } = await freezeThenThaw(0, freeze);
+      if (latency > THAW_BOUND) late.push(`${freeze} ms freeze: leader after ${latency} ms`);
+      assert.equal(leaders(a, b).length, 1, 'exactly one leader');
+    }
+    assert.deepEqual(late, []);
   });
 
   it('the replica that leads after the thaw keeps leading for 60 s: one started event, never two leaders', async () => {
