@@ -16,8 +16,7 @@
 // - Header bytes: Node's own 16 KiB, not Go's 1 MiB; a bearer token is 1–2 KiB, and 1 MiB per
 //   connection times the connection cap would be the chart's whole memory limit.
 // - Go has no connection cap. Each server has its own, so a flood of the metrics port cannot starve
-//   the kubelet's probes. At the cap the oldest connection not being answered is closed, not the new
-//   one (see boundConnections).
+//   the kubelet's probes. What happens at the cap differs per port (AtCap).
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
 
@@ -34,10 +33,7 @@ export interface ConnectionLimits {
   tlsHandshakeTimeoutMs: number;
   maxHeaderBytes: number;
   maxHeadersCount: number;
-  /**
-   * Connections held at once (including ones mid-handshake). One more closes the oldest connection
-   * that has no request being answered; when every one has, the new one is closed at accept.
-   */
+  /** Connections held at once (including ones mid-handshake); what one more does is the port's AtCap. */
   maxConnections: number;
 }
 
@@ -83,25 +79,34 @@ export function httpOptions(limits: ConnectionLimits): { headersTimeout: number;
   };
 }
 
+/**
+ * What a new connection beyond the cap does.
+ * - 'closeOldestIdle' (the health port): it closes the oldest connection that has no request being
+ *   answered (see boundConnections). The kubelet opens a new connection per probe, so refusing new
+ *   ones let a flood of silent connections hold the cap for the whole 32 s socket timeout: 4 of 80
+ *   probes were answered during bench/scenarios/flood.ts's connection flood, enough to fail liveness
+ *   and restart the leader; with this, 80 of 80 (bench/README.md, "Issue 34: the flood figure").
+ * - 'refuseNew' (the metrics port, Node's maxConnections): it is closed at accept. The scraper keeps
+ *   its connection alive, so a flood does not take it away; and closing old ones instead would let a
+ *   flood buy one TLS handshake per connection attempt: with both ports closing the oldest, operator
+ *   CPU during the connection flood was 22 % of a core against 7 % refusing on the metrics port.
+ */
+export type AtCap = 'closeOldestIdle' | 'refuseNew';
+
 /** The limits that are properties of the server. */
-export function applyLimits(server: Server, limits: ConnectionLimits): void {
+export function applyLimits(server: Server, limits: ConnectionLimits, atCap: AtCap): void {
   server.timeout = limits.inactivityTimeoutMs;
   server.keepAliveTimeout = limits.keepAliveTimeoutMs;
   server.maxHeadersCount = limits.maxHeadersCount;
-  boundConnections(server, limits.maxConnections);
+  if (atCap === 'refuseNew') server.maxConnections = limits.maxConnections;
+  else boundConnections(server, limits.maxConnections);
 }
 
 /**
  * At most `cap` connections open; at the cap, a new connection closes the oldest one that has no
- * request being answered (a silent one, one mid-handshake or mid-headers, an idle kept-alive one),
- * and only when all `cap` are being answered is the new one closed instead.
- *
- * Why not Node's maxConnections, which closes each new connection beyond the cap: a flood of silent
- * connections then holds the cap for the whole socket timeout (32 s) and every probe in that time is
- * refused — the kubelet's probes got 4 answers of 80 during bench/scenarios/flood.ts's connection
- * flood (bench/README.md, "Issue 34: the flood figure"), enough to fail liveness and restart the
- * leader. The kubelet opens a new connection per probe and sends its request at once, so the
- * connection most likely to be a flood's is the oldest one still silent.
+ * request being answered (a silent one, one mid-headers, an idle kept-alive one), and only when all
+ * `cap` are being answered is the new one closed instead. The kubelet sends its request as soon as it
+ * is connected, so the connection most likely to be a flood's is the oldest one still silent.
  */
 function boundConnections(server: Server, cap: number): void {
   // Accept order (a Map iterates in insertion order). Keyed by the peer's address and port: an HTTPS

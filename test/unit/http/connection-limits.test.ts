@@ -1,17 +1,20 @@
 // Both ports bound every connection: a silent TCP connection, a TLS handshake followed by silence, a
 // partial request line followed by silence and a request whose headers trickle in are each closed by
-// the server within its timeout; at the cap a new connection is served and the oldest one not being
-// answered is closed (a request in progress never is), so the health port answers probes while it or
-// the metrics port is flooded. The timeouts are
+// the server within its timeout; at the cap the metrics port closes the new connection and keeps the
+// ones held (a scraper's kept-alive one), while the health port serves the new one and closes the
+// oldest not being answered (a request in progress never is), so probes are answered while either
+// port is flooded. The timeouts are
 // shortened so this runs in seconds; without them none of these connections would ever close.
 import assert from 'node:assert/strict';
 import { connect as netConnect, type Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
+import { createServer as createHttpServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 
 import { Registry } from 'prom-client';
 
-import type { ConnectionLimits } from '../../../src/http/connection-limits.js';
+import { type ConnectionLimits, applyLimits } from '../../../src/http/connection-limits.js';
 import { type RunningServer, serveHealth, serveMetrics } from '../../../src/http/servers.js';
 import { MetricsExposition } from '../../../src/metrics/exposition.js';
 import { selfSignedCertificate } from '../../support/self-signed-cert.js';
@@ -166,7 +169,42 @@ describe('the connection cap', () => {
     assert.equal(await server.connections(), n);
   }
 
-  for (const target of TARGETS) {
+  for (const target of TARGETS.filter((t) => t.name !== 'health')) {
+    test(`${target.name}: connection ${CAP + 1} is closed at accept; the ${CAP} held keep working; one freed is one more`, async () => {
+      const server = await target.start(CAPPED);
+      const held: Socket[] = [];
+      try {
+        for (let i = 0; i < CAP; i++) {
+          const s = await session(server.port, target.tls);
+          held.push(s);
+          assert.equal(await exchange(s, target.request), 'HTTP/1.1 200 OK', `connection ${i + 1}`);
+        }
+        const refused = await tcp(server.port);
+        const ms = await closedBy(refused, 5_000);
+        assert.ok(ms < 5_000);
+        for (const s of held) assert.equal(await exchange(s, target.request), 'HTTP/1.1 200 OK', 'a held connection still served');
+
+        const freed = held.pop() as Socket;
+        const gone = closedBy(freed, 5_000);
+        freed.destroy();
+        await gone;
+        // The server counts the close when it sees it; retry briefly rather than race it.
+        let status: string | undefined;
+        for (let attempt = 0; attempt < 20 && status === undefined; attempt++) {
+          const s = await session(server.port, target.tls).catch(() => undefined);
+          status = s && (await exchange(s, target.request));
+          if (s) held.push(s);
+          if (status === undefined) await new Promise((r) => setTimeout(r, 50));
+        }
+        assert.equal(status, 'HTTP/1.1 200 OK', 'a connection after one was freed');
+      } finally {
+        for (const s of held) s.destroy();
+        await server.close();
+      }
+    });
+  }
+
+  for (const target of TARGETS.filter((t) => t.name === 'health')) {
     test(`${target.name}: at the cap a new connection is served and the oldest idle one is closed; the others stay open`, async () => {
       const server = await target.start(CAPPED);
       const held: Socket[] = [];
@@ -213,28 +251,33 @@ describe('the connection cap', () => {
 
   describe('a connection whose request is being answered is never the one closed', () => {
     const release: Array<() => void> = [];
-    const pending = TARGETS[1] as Target;
-    const startHolding = (limits: ConnectionLimits): Promise<RunningServer> =>
-      serveMetrics(0, exposition, {
-        limits,
-        // A review that has not answered yet: the request is in progress until it is released.
-        secure: { certificate: { current: () => pair, watch: () => () => {} }, authorize: () => new Promise((resolve) => release.push(() => resolve({ status: 200 }))) },
-      });
+    const pending = { request: 'GET / HTTP/1.1\r\nHost: x\r\n\r\n' };
+    /** The health port's policy on a server whose answers wait until released. */
+    const startHolding = async (limits: ConnectionLimits): Promise<RunningServer> => {
+      const server = createHttpServer((_req, res) => release.push(() => res.end('ok')));
+      applyLimits(server, limits, 'closeOldestIdle');
+      await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+      return {
+        port: (server.address() as AddressInfo).port,
+        connections: () => new Promise((done, fail) => server.getConnections((err, n) => (err ? fail(err) : done(n)))),
+        close: () => new Promise<void>((done) => { server.closeAllConnections(); server.close(() => done()); }),
+      };
+    };
 
     test('the oldest connection waits for its answer; the oldest idle one is closed instead', async () => {
       const server = await startHolding(CAPPED);
       const held: Socket[] = [];
       try {
-        const busy = await session(server.port, true);
+        const busy = await tcp(server.port);
         held.push(busy);
         const busyAnswer = exchange(busy, pending.request);
         while (release.length === 0) await new Promise((r) => setTimeout(r, 10));
         for (let i = 1; i < CAP; i++) {
-          held.push(await session(server.port, true));
+          held.push(await tcp(server.port));
           await until(server, i + 1);
         }
         const idleClosed = closedBy(held[1] as Socket, 5_000);
-        held.push(await session(server.port, true));
+        held.push(await tcp(server.port));
         await idleClosed;
         for (const r of release.splice(0)) r();
         assert.equal(await busyAnswer, 'HTTP/1.1 200 OK', 'the request in progress was answered');
@@ -251,7 +294,7 @@ describe('the connection cap', () => {
       try {
         const answers: Array<Promise<string | undefined>> = [];
         for (let i = 0; i < CAP; i++) {
-          const s = await session(server.port, true);
+          const s = await tcp(server.port);
           held.push(s);
           answers.push(exchange(s, pending.request));
           while (release.length < i + 1) await new Promise((r) => setTimeout(r, 10));
