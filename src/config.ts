@@ -74,7 +74,7 @@ export const FLAGS: readonly FlagSpec[] = [
   { flag: 'http-max-headers-count', kind: 'positiveInt', help: 'both ports: most header lines read of a request', default: String(METRICS_LIMITS.maxHeadersCount) },
   { flag: 'metrics-tls-handshake-timeout', kind: 'duration', help: 'with --metrics-secure: a TLS handshake not complete this long after accept is closed', default: durationText(METRICS_LIMITS.tlsHandshakeTimeoutMs) },
   { flag: 'metrics-max-connections', kind: 'positiveInt', help: 'connections the metrics port holds at once (mid-handshake ones too); one more is closed at accept', default: String(METRICS_LIMITS.maxConnections) },
-  { flag: 'health-max-connections', kind: 'positiveInt', help: 'connections the health port holds at once, apart from the metrics port\'s; one more is closed at accept', default: String(HEALTH_LIMITS.maxConnections) },
+  { flag: 'health-max-connections', kind: 'positiveInt', help: 'connections the health port holds at once, apart from the metrics port\'s; one more closes the oldest not being answered', default: String(HEALTH_LIMITS.maxConnections) },
   { flag: 'max-concurrent-creates', kind: 'positiveInt', help: 'Job creations in flight at once', default: '32' },
   { flag: 'qps', kind: 'positiveNumber', help: 'client-side rate limit for Job creation, requests per second', default: '200' },
   { flag: 'burst', kind: 'positiveInt', help: 'client-side burst for Job creation', default: '400' },

@@ -15,9 +15,10 @@
 //   milliseconds, so 10 s (net/http's DefaultTransport TLSHandshakeTimeout) is ample.
 // - Header bytes: Node's own 16 KiB, not Go's 1 MiB; a bearer token is 1–2 KiB, and 1 MiB per
 //   connection times the connection cap would be the chart's whole memory limit.
-// - Go has no connection cap; Node's maxConnections closes each connection beyond it at once. Each
-//   server has its own, so a flood of the metrics port cannot starve the kubelet's probes.
+// - Go has no connection cap. Each server has its own, so a flood of the metrics port cannot starve
+//   the kubelet's probes. What happens at the cap differs per port (AtCap).
 import type { Server } from 'node:http';
+import type { Socket } from 'node:net';
 
 export interface ConnectionLimits {
   /** From the first byte of a request until its headers are complete (Node's headersTimeout). */
@@ -32,7 +33,7 @@ export interface ConnectionLimits {
   tlsHandshakeTimeoutMs: number;
   maxHeaderBytes: number;
   maxHeadersCount: number;
-  /** Connections held at once (including ones mid-handshake); the one beyond is closed at accept. */
+  /** Connections held at once (including ones mid-handshake); what one more does is the port's AtCap. */
   maxConnections: number;
 }
 
@@ -78,10 +79,73 @@ export function httpOptions(limits: ConnectionLimits): { headersTimeout: number;
   };
 }
 
+/**
+ * What a new connection beyond the cap does.
+ * - 'closeOldestIdle' (the health port): it closes the oldest connection that has no request being
+ *   answered (see boundConnections). The kubelet opens a new connection per probe, so refusing new
+ *   ones let a flood of silent connections hold the cap for the whole 32 s socket timeout: 4 of 80
+ *   probes were answered during bench/scenarios/flood.ts's connection flood, enough to fail liveness
+ *   and restart the leader; with this, 80 of 80 (bench/README.md, "Issue 34: the flood figure").
+ * - 'refuseNew' (the metrics port, Node's maxConnections): it is closed at accept. The scraper keeps
+ *   its connection alive, so a flood does not take it away; and closing old ones instead would let a
+ *   flood buy one TLS handshake per connection attempt: with both ports closing the oldest, operator
+ *   CPU during the connection flood was 22 % of a core against 7 % refusing on the metrics port.
+ */
+export type AtCap = 'closeOldestIdle' | 'refuseNew';
+
 /** The limits that are properties of the server. */
-export function applyLimits(server: Server, limits: ConnectionLimits): void {
+export function applyLimits(server: Server, limits: ConnectionLimits, atCap: AtCap): void {
   server.timeout = limits.inactivityTimeoutMs;
   server.keepAliveTimeout = limits.keepAliveTimeoutMs;
   server.maxHeadersCount = limits.maxHeadersCount;
-  server.maxConnections = limits.maxConnections;
+  if (atCap === 'refuseNew') server.maxConnections = limits.maxConnections;
+  else boundConnections(server, limits.maxConnections);
+}
+
+/**
+ * At most `cap` connections open; at the cap, a new connection closes the oldest one that has no
+ * request being answered (a silent one, one mid-headers, an idle kept-alive one), and only when all
+ * `cap` are being answered is the new one closed instead. The kubelet sends its request as soon as it
+ * is connected, so the connection most likely to be a flood's is the oldest one still silent.
+ */
+function boundConnections(server: Server, cap: number): void {
+  // Accept order (a Map iterates in insertion order). Keyed by the peer's address and port: an HTTPS
+  // server hands out the TCP socket at accept and the TLS socket with each request, and the peer's
+  // address and port are what the two have in common.
+  const open = new Map<string, Socket>();
+  /** Requests being answered per connection. */
+  const answering = new Map<string, number>();
+  const forget = (key: string): void => {
+    open.delete(key);
+    answering.delete(key);
+  };
+  server.on('connection', (socket: Socket) => {
+    const key = peerOf(socket);
+    if (key === undefined) return void socket.destroy(); // already gone
+    open.set(key, socket);
+    socket.once('close', () => open.get(key) === socket && forget(key));
+    if (open.size <= cap) return;
+    // The new connection is last in order, so it is closed only if every older one is being answered.
+    for (const [candidate, held] of open) {
+      if (answering.has(candidate)) continue;
+      forget(candidate);
+      held.destroy();
+      return;
+    }
+  });
+  server.on('request', (req, res) => {
+    const key = peerOf(req.socket);
+    if (key === undefined || !open.has(key)) return;
+    answering.set(key, (answering.get(key) ?? 0) + 1);
+    res.once('close', () => {
+      const left = (answering.get(key) ?? 1) - 1;
+      if (left > 0) answering.set(key, left);
+      else answering.delete(key);
+    });
+  });
+}
+
+function peerOf(socket: Socket): string | undefined {
+  const { remoteAddress, remotePort } = socket;
+  return remoteAddress === undefined || remotePort === undefined ? undefined : `${remoteAddress} ${remotePort}`;
 }

@@ -10,7 +10,7 @@ import express from 'express';
 
 import type { MetricsExposition } from '../metrics/exposition.js';
 import type { ServingCertificate } from './cert-watcher.js';
-import { type ConnectionLimits, HEALTH_LIMITS, METRICS_LIMITS, applyLimits, httpOptions } from './connection-limits.js';
+import { type AtCap, type ConnectionLimits, HEALTH_LIMITS, METRICS_LIMITS, applyLimits, httpOptions } from './connection-limits.js';
 import type { AuthDecision, AuthRequest } from './metrics-auth.js';
 import { DEFAULT_TLS_POLICY, type TlsPolicy, tlsServerOptions } from './tls-policy.js';
 
@@ -58,7 +58,7 @@ export async function serveMetrics(port: number, exposition: MetricsExposition, 
   });
   const limits = opts.limits ?? METRICS_LIMITS;
   const secure = opts.secure;
-  if (!secure) return listen(createHttpServer(httpOptions(limits), metricsOnly(app)), port, limits);
+  if (!secure) return listen(createHttpServer(httpOptions(limits), metricsOnly(app)), port, limits, 'refuseNew');
   const tls = tlsServerOptions(secure.tls ?? DEFAULT_TLS_POLICY);
   const server = createHttpsServer(
     { ...secure.certificate.current(), ...tls, ...httpOptions(limits), handshakeTimeout: limits.tlsHandshakeTimeoutMs },
@@ -66,7 +66,7 @@ export async function serveMetrics(port: number, exposition: MetricsExposition, 
   );
   // setSecureContext replaces the whole context: the policy goes with every new certificate.
   const unwatch = secure.certificate.watch((pair) => server.setSecureContext({ ...pair, ...tls }));
-  const running = await listen(server, port, limits);
+  const running = await listen(server, port, limits, 'refuseNew');
   return {
     port: running.port,
     connections: running.connections,
@@ -151,11 +151,11 @@ export async function serveHealth(port: number, checks: { healthz: Check[]; read
       res.send(req.query.verbose !== undefined || failures.length ? body.join('\n') + '\n' : 'ok\n');
     });
   }
-  return listen(createHttpServer(httpOptions(limits), app), port, limits);
+  return listen(createHttpServer(httpOptions(limits), app), port, limits, 'closeOldestIdle');
 }
 
-function listen(server: Server, port: number, limits: ConnectionLimits): Promise<RunningServer> {
-  applyLimits(server, limits);
+function listen(server: Server, port: number, limits: ConnectionLimits, atCap: AtCap): Promise<RunningServer> {
+  applyLimits(server, limits, atCap);
   return new Promise((resolve, reject) => {
     server.listen(port);
     server.once('error', reject);

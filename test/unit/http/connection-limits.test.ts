@@ -1,16 +1,20 @@
 // Both ports bound every connection: a silent TCP connection, a TLS handshake followed by silence, a
 // partial request line followed by silence and a request whose headers trickle in are each closed by
-// the server within its timeout; the connection beyond the cap is closed at accept while the ones
-// held keep working, and the health port answers while the metrics port is full. The timeouts are
+// the server within its timeout; at the cap the metrics port closes the new connection and keeps the
+// ones held (a scraper's kept-alive one), while the health port serves the new one and closes the
+// oldest not being answered (a request in progress never is), so probes are answered while either
+// port is flooded. The timeouts are
 // shortened so this runs in seconds; without them none of these connections would ever close.
 import assert from 'node:assert/strict';
 import { connect as netConnect, type Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
+import { createServer as createHttpServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 
 import { Registry } from 'prom-client';
 
-import type { ConnectionLimits } from '../../../src/http/connection-limits.js';
+import { type ConnectionLimits, applyLimits } from '../../../src/http/connection-limits.js';
 import { type RunningServer, serveHealth, serveMetrics } from '../../../src/http/servers.js';
 import { MetricsExposition } from '../../../src/metrics/exposition.js';
 import { selfSignedCertificate } from '../../support/self-signed-cert.js';
@@ -159,7 +163,13 @@ describe('the connection cap', () => {
   // Long timeouts here: the connections held must stay open while the cap is probed.
   const CAPPED: ConnectionLimits = { ...SHORT, inactivityTimeoutMs: 30_000, keepAliveTimeoutMs: 30_000, headersTimeoutMs: 30_000, requestTimeoutMs: 30_000, tlsHandshakeTimeoutMs: 30_000, maxConnections: CAP };
 
-  for (const target of TARGETS) {
+  /** Waits until the server has seen `n` connections (a connect resolves before the server's accept runs). */
+  async function until(server: RunningServer, n: number): Promise<void> {
+    for (let i = 0; i < 100 && (await server.connections()) !== n; i++) await new Promise((r) => setTimeout(r, 10));
+    assert.equal(await server.connections(), n);
+  }
+
+  for (const target of TARGETS.filter((t) => t.name !== 'health')) {
     test(`${target.name}: connection ${CAP + 1} is closed at accept; the ${CAP} held keep working; one freed is one more`, async () => {
       const server = await target.start(CAPPED);
       const held: Socket[] = [];
@@ -194,17 +204,121 @@ describe('the connection cap', () => {
     });
   }
 
-  test('the health port answers while the metrics port is full', async () => {
+  for (const target of TARGETS.filter((t) => t.name === 'health')) {
+    test(`${target.name}: at the cap a new connection is served and the oldest idle one is closed; the others stay open`, async () => {
+      const server = await target.start(CAPPED);
+      const held: Socket[] = [];
+      try {
+        // A flood's connections: open and silent (TLS: handshake done, then silent), oldest first.
+        for (let i = 0; i < CAP; i++) {
+          held.push(await session(server.port, target.tls));
+          await until(server, i + 1);
+        }
+        const oldestClosed = closedBy(held[0] as Socket, 5_000);
+        // The kubelet's probe (or a scraper): a new connection, answered.
+        const newcomer = await session(server.port, target.tls);
+        held.push(newcomer);
+        assert.equal(await exchange(newcomer, target.request), 'HTTP/1.1 200 OK', 'the new connection is served');
+        await oldestClosed;
+        await until(server, CAP);
+        for (const s of held.slice(1)) assert.equal(await exchange(s, target.request), 'HTTP/1.1 200 OK', 'a younger held connection still served');
+      } finally {
+        for (const s of held) s.destroy();
+        await server.close();
+      }
+    });
+  }
+
+  test('the health port filled with silent connections answers every probe, one new connection each (issue 34: 4 of 80 answered)', async () => {
+    const health = await serveHealth(0, checks, { ...CAPPED, maxConnections: 32 });
+    const held: Socket[] = [];
+    try {
+      for (let i = 0; i < 32; i++) held.push(await tcp(health.port));
+      await until(health, 32);
+      let answered = 0;
+      for (let probe = 0; probe < 10; probe++) {
+        const s = await tcp(health.port);
+        if ((await exchange(s, 'GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n')) === 'HTTP/1.1 200 OK') answered++;
+        s.destroy();
+        held.push(await tcp(health.port)); // the flood goes on between probes
+      }
+      assert.equal(answered, 10);
+    } finally {
+      for (const s of held) s.destroy();
+      await health.close();
+    }
+  });
+
+  describe('a connection whose request is being answered is never the one closed', () => {
+    const release: Array<() => void> = [];
+    const pending = { request: 'GET / HTTP/1.1\r\nHost: x\r\n\r\n' };
+    /** The health port's policy on a server whose answers wait until released. */
+    const startHolding = async (limits: ConnectionLimits): Promise<RunningServer> => {
+      const server = createHttpServer((_req, res) => release.push(() => res.end('ok')));
+      applyLimits(server, limits, 'closeOldestIdle');
+      await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+      return {
+        port: (server.address() as AddressInfo).port,
+        connections: () => new Promise((done, fail) => server.getConnections((err, n) => (err ? fail(err) : done(n)))),
+        close: () => new Promise<void>((done) => { server.closeAllConnections(); server.close(() => done()); }),
+      };
+    };
+
+    test('the oldest connection waits for its answer; the oldest idle one is closed instead', async () => {
+      const server = await startHolding(CAPPED);
+      const held: Socket[] = [];
+      try {
+        const busy = await tcp(server.port);
+        held.push(busy);
+        const busyAnswer = exchange(busy, pending.request);
+        while (release.length === 0) await new Promise((r) => setTimeout(r, 10));
+        for (let i = 1; i < CAP; i++) {
+          held.push(await tcp(server.port));
+          await until(server, i + 1);
+        }
+        const idleClosed = closedBy(held[1] as Socket, 5_000);
+        held.push(await tcp(server.port));
+        await idleClosed;
+        for (const r of release.splice(0)) r();
+        assert.equal(await busyAnswer, 'HTTP/1.1 200 OK', 'the request in progress was answered');
+      } finally {
+        for (const s of held) s.destroy();
+        for (const r of release.splice(0)) r();
+        await server.close();
+      }
+    });
+
+    test(`when all ${CAP} are being answered, the new connection is closed and the ${CAP} get their answers`, async () => {
+      const server = await startHolding(CAPPED);
+      const held: Socket[] = [];
+      try {
+        const answers: Array<Promise<string | undefined>> = [];
+        for (let i = 0; i < CAP; i++) {
+          const s = await tcp(server.port);
+          held.push(s);
+          answers.push(exchange(s, pending.request));
+          while (release.length < i + 1) await new Promise((r) => setTimeout(r, 10));
+        }
+        const refused = await tcp(server.port);
+        held.push(refused);
+        assert.ok((await closedBy(refused, 5_000)) < 5_000);
+        for (const r of release.splice(0)) r();
+        assert.deepEqual(await Promise.all(answers), Array(CAP).fill('HTTP/1.1 200 OK'));
+      } finally {
+        for (const s of held) s.destroy();
+        for (const r of release.splice(0)) r();
+        await server.close();
+      }
+    });
+  });
+
+  test('the health port answers while the metrics port is flooded', async () => {
     const metrics = await serveMetrics(0, exposition, { limits: CAPPED });
     const health = await serveHealth(0, checks, CAPPED);
     const held: Socket[] = [];
     try {
-      for (let i = 0; i < CAP; i++) {
-        const s = await tcp(metrics.port);
-        held.push(s);
-        assert.equal(await exchange(s, 'GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n'), 'HTTP/1.1 200 OK');
-      }
-      assert.equal(await exchange(await tcp(metrics.port), 'GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n'), undefined, 'metrics port full');
+      for (let i = 0; i < 3 * CAP; i++) held.push(await tcp(metrics.port));
+      await until(metrics, CAP);
       const probe = await tcp(health.port);
       held.push(probe);
       assert.equal(await exchange(probe, 'GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n'), 'HTTP/1.1 200 OK');
