@@ -1,7 +1,9 @@
 // Faults injected into one operator's Job writes by a TLS-terminating proxy between it and the real
 // kube-apiserver (test/cluster/fault-proxy.ts): creates slower than the period under Forbid, creates
 // answered 429 + Retry-After for 15 s at 20 schedules × 1 s, creates answered 429/503 only 1.5–2.5 s
-// late (after the next slot is due) for 15 s, deletes slowed under Replace. Every create's answer is
+// late (after the next slot is due) for 15 s, deletes slowed under Replace, and one create stored whose
+// answer is lost while the operator's Job watch loses that Job's events (the operator must read the Job
+// by name: executor lookUp, the one use of `get batch/jobs`). Every create's answer is
 // also read from the API server's audit log (helpers/audit-creates.ts): a second 201 for one Job name
 // or any 409 fails a test; misses are compared schedule by schedule. Jobs are
 // observed by an independent watcher that talks to the apiserver directly; the proxy records when
@@ -18,13 +20,24 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 import { KubeConfig } from '@kubernetes/client-node';
 
+import { MISSING_JOB_LOOKUP_MS } from '../../src/controller/executor.js';
 import { installCrd } from '../cluster/crd.js';
 import { FaultProxy } from '../cluster/fault-proxy.js';
 import { JobWatcher, type SeenJob } from '../cluster/job-watcher.js';
+import { OPERATOR_USER } from '../cluster/operator-rbac.js';
 import { type TestNamespace, kubectl, kubectlOk, operatorKubeconfig, testKubeconfig, uniqueNamespace } from './helpers/cluster-env.js';
 import { eventually } from './helpers/eventually.js';
 import { type OperatorProcess, startOperator } from './helpers/operator.js';
-import { auditedJobWrites, createProblems, describeJobWrites, replaceOrderProblems, resentAfterSupersedingRefusal, supersededCreateProblems } from './helpers/audit-creates.js';
+import {
+  auditedJobReads,
+  auditedJobWrites,
+  createCodesByName,
+  createProblems,
+  describeJobWrites,
+  replaceOrderProblems,
+  resentAfterSupersedingRefusal,
+  supersededCreateProblems,
+} from './helpers/audit-creates.js';
 import { type Counts, ReplicaCounters, countedInNamespace, minus } from './helpers/replica-counters.js';
 import { podTemplate, scjManifest, sleepUntil } from './helpers/scj.js';
 import { auditSlots, describeAudit, nextMidSecond, perScheduleProblems, slotProblems } from './helpers/slot-audit.js';
@@ -250,6 +263,81 @@ test('Replace: the old Job\'s deletion is accepted before the new Job exists', a
     assert.ok(jobs.slice(0, -1).every((j) => j.deletingMs !== undefined), 'every Job but the newest was replaced (deleted)');
     assert.deepEqual(early, [], 'each old Job is being deleted before the new one exists');
     assert.deepEqual(slotProblems(audit, { maxGapMs: 4_000, counted: counted.missed, alreadyExists: counted.alreadyExists }), []);
+    assert.deepEqual(perScheduleProblems(audit, countedInNamespace(counted, ns.name)), [], 'misses counted per schedule == slots without a Job');
+  } finally {
+    proxy.clearFaults();
+    await remove([name]);
+  }
+});
+
+test('a create stored whose answer is lost, its Job missing from the watch: the operator reads it by name (GET), adopts it, never creates the slot twice, and Forbid goes on', async (t) => {
+  const name = 'lookup';
+  try {
+    // Forbid: the Job the operator cannot see blocks the next slots until a read shows it finished;
+    // an operator that never read it would skip every slot after it.
+    await apply([scjManifest(ns.name, name, { intervalSeconds: 2, concurrencyPolicy: 'Forbid' })]);
+    await eventually('a first Job', async () => (jobsOf(name).length >= 1 ? true : undefined), { timeoutMs: 20_000 });
+    const phaseMs = (jobsOf(name)[0]?.slotMs ?? 0) % 2_000; // slots are 2 s apart from the resource's creation
+    const start = await mark();
+    // The first create of the window: stored, the answer lost (the operator's connection reset), and
+    // every event of that Job dropped from the operator's Job watch (and its Job lists).
+    proxy.loseCreateAnswer = { match: (c) => c.owner === name && c.slotMs > start.ms, hide: true };
+    const lost = await eventually('the create whose answer is lost', async () => proxy.creates.find((c) => c.answerLost && c.owner === name), { timeoutMs: 15_000 });
+    await sleepUntil(lost.slotMs + 24_000);
+    const end = await mark();
+    await sleep(3_000); // the window's last slot: its Job seen by the watcher here
+    const hiddenEvents = proxy.hidden.filter((h) => h.name === lost.name);
+    // The watch catches up: the Job hidden no more, and changed, so an event of it reaches the operator.
+    proxy.hiddenJobNames.delete(lost.name);
+    await kubectlOk(['annotate', 'job', lost.name, '-n', ns.name, 'secondcron.test/seen=again']);
+    const shownMs = Date.now();
+    await sleep(MISSING_JOB_LOOKUP_MS + 2_000); // a lookup still due would have been sent by now
+
+    const writes = await auditedJobWrites({ namespace: ns.name, owners: [name] });
+    const reads = (await auditedJobReads({ namespace: ns.name, name: lost.name, user: OPERATOR_USER }, { settleMs: 0 })).sort((a, b) => a.receivedMs - b.receivedMs);
+    const proxied = proxy.reads.filter((r) => r.name === lost.name);
+    const lostCodes = createCodesByName(writes).get(lost.name) ?? [];
+    const conflict = writes.find((w) => w.verb === 'create' && w.name === lost.name && w.code === 409);
+    const gaps = reads.slice(1).map((r, i) => Math.round(r.receivedMs - (reads[i]?.receivedMs ?? 0)));
+    const first = reads[0];
+    const last = reads.at(-1);
+    // A relist would show the Job's absence and look it up at once (a gap under the period): only
+    // possible if a list of Jobs through the proxy had to leave it out.
+    const relisted = hiddenEvents.some((h) => h.type === 'LIST');
+    // One read at once after the AlreadyExists, then one each MISSING_JOB_LOOKUP_MS (+ a reconcile)
+    // while the Job stays expected and unseen, until the watch shows it.
+    const span = first ? shownMs - first.receivedMs : 0;
+    const expected = { min: Math.ceil(span / (MISSING_JOB_LOOKUP_MS + 2_500)), max: 2 + Math.floor(span / MISSING_JOB_LOOKUP_MS) };
+    const audit = auditSlots([{ name, jobSlots: jobsOf(name).map((j) => j.slotMs) }], { fromMs: start.ms, toMs: end.ms, periodMs: 2_000, phaseMs });
+    const counted = minus(end.counts, start.counts);
+    const message =
+      `lost answer of ${lost.name} (upstream ${lost.status}); events hidden from the operator: ${hiddenEvents.map((h) => h.type).join(',') || 'none'}; ` +
+      `creates of it ${lostCodes.join(',')}; operator GETs of it: ${reads.length} in the audit (${reads.map((r) => r.code).join(',')}), ${proxied.length} through the proxy, ` +
+      `first ${first && conflict ? Math.round(first.receivedMs - conflict.answeredMs) : '?'} ms after the 409, gaps ${gaps.join(',')} ms, expected ${expected.min}..${expected.max} over ${span} ms, ` +
+      `last ${last ? Math.round(last.receivedMs - shownMs) : '?'} ms after the watch was given the Job; ${describeAudit(audit)}; counted missed ${counted.missed}; ${describeJobWrites(writes)}`;
+    t.diagnostic(message);
+    process.stderr.write(`[api-faults lookup] ${message}\n`);
+
+    assert.deepEqual([lost.status, lost.forwarded, lost.answerLost], [201, true, true], 'the create was stored and its answer lost');
+    assert.ok(hiddenEvents.some((h) => h.type === 'ADDED'), 'the operator\'s Job watch carried the Job\'s ADDED event, and lost it');
+    assert.ok(jobsOf(name).some((j) => j.name === lost.name), 'the Job exists (the watcher here sees it)');
+    // API server audit: the slot created once; its create retried after the unknown outcome met AlreadyExists.
+    assert.deepEqual(createProblems(writes, { allow409: (n) => n === lost.name }), [], 'no Job name created twice, no other 409');
+    assert.deepEqual(lostCodes, [201, 409], 'the lost create stored the Job once; its retry met AlreadyExists');
+    // API server audit: the operator's identity read the Job by name (what `get batch/jobs` is granted for).
+    assert.ok(first && conflict, 'the operator sent GET of the Job');
+    assert.ok(reads.every((r) => r.code === 200), `every read found the Job (${reads.map((r) => r.code).join(',')})`);
+    assert.ok(first.receivedMs >= conflict.answeredMs && first.receivedMs - conflict.answeredMs < MISSING_JOB_LOOKUP_MS, 'read at once after the AlreadyExists');
+    // At least two: the first right after the create cannot find the Job finished; Forbid needs a later one that does.
+    assert.ok(reads.length >= 2, `read again while unseen (${reads.length})`);
+    assert.ok(reads.length >= expected.min && reads.length <= expected.max, `${reads.length} reads, expected ${expected.min}..${expected.max}`);
+    assert.ok(gaps.every((g) => g <= MISSING_JOB_LOOKUP_MS + 2_500), `no lookup later than due (gaps ${gaps.join(',')} ms)`);
+    if (!relisted) assert.ok(gaps.every((g) => g >= MISSING_JOB_LOOKUP_MS - 50), `no lookup before due (gaps ${gaps.join(',')} ms)`);
+    assert.ok(last && last.receivedMs <= shownMs + 1_000, 'no lookup once the watch showed the Job');
+    // Both ways: the proxy saw exactly the reads the API server audited.
+    assert.deepEqual(proxied.map((r) => r.status), reads.map((r) => r.code), 'the proxy\'s record of the reads == the audit\'s');
+    // Slots: the one the lookup settled has its Job; a slot Forbid skipped while it looked active is counted.
+    assert.deepEqual(slotProblems(audit, { maxGapMs: 10_000, counted: counted.missed }), []);
     assert.deepEqual(perScheduleProblems(audit, countedInNamespace(counted, ns.name)), [], 'misses counted per schedule == slots without a Job');
   } finally {
     proxy.clearFaults();

@@ -41,7 +41,26 @@ interface AuditEvent {
 
 /** Parses audit log lines (JSON lines); keeps the completed, non-dry-run creates and deletes of batch Jobs, in the log's order. */
 export function parseAuditJobWrites(text: string): AuditedJobWrite[] {
-  const out: AuditedJobWrite[] = [];
+  return parseAuditJobRequests(text, ['create', 'delete'] as const);
+}
+
+/**
+ * One read of a Job by name (get), as its ResponseComplete audit event tells it. The shared cluster
+ * audits every request of the operators' ServiceAccount (test/cluster/run-integration.ts,
+ * `auditUsers`), reads included; other users' reads are not audited.
+ */
+export interface AuditedJobRead extends Omit<AuditedJobWrite, 'verb'> {
+  verb: 'get';
+}
+
+/** Parses audit log lines; keeps the completed reads of one batch Job by name (get), in the log's order. */
+export function parseAuditJobReads(text: string): AuditedJobRead[] {
+  return parseAuditJobRequests(text, ['get'] as const).filter((r) => r.name !== '');
+}
+
+function parseAuditJobRequests<V extends string>(text: string, verbs: readonly V[]): (Omit<AuditedJobWrite, 'verb'> & { verb: V })[] {
+  const out: (Omit<AuditedJobWrite, 'verb'> & { verb: V })[] = [];
+  const isVerb = (v: string | undefined): v is V => v !== undefined && (verbs as readonly string[]).includes(v);
   const seen = new Set<string>();
   for (const line of text.split('\n')) {
     if (!line.includes('"jobs"')) continue; // cheap: most lines of a busy log are something else
@@ -51,7 +70,8 @@ export function parseAuditJobWrites(text: string): AuditedJobWrite[] {
     } catch {
       continue; // a line cut short at the end of a file still being written
     }
-    if (e.stage !== 'ResponseComplete' || (e.verb !== 'create' && e.verb !== 'delete')) continue;
+    const verb = e.verb;
+    if (e.stage !== 'ResponseComplete' || !isVerb(verb)) continue;
     const ref = e.objectRef;
     if (ref?.resource !== 'jobs' || ref.apiGroup !== 'batch' || ref.subresource) continue;
     if (isDryRun(e.requestURI ?? '')) continue;
@@ -60,7 +80,7 @@ export function parseAuditJobWrites(text: string): AuditedJobWrite[] {
     seen.add(id);
     out.push({
       auditID: id,
-      verb: e.verb,
+      verb,
       namespace: ref.namespace ?? '',
       name: ref.name ?? '',
       code: e.responseStatus?.code ?? 0,
@@ -114,7 +134,7 @@ export function onTheWireDuringFreeze(frozenMs: number, thawedMs: number): (jobN
   };
 }
 
-export function selectJobWrites(writes: readonly AuditedJobWrite[], f: JobWriteFilter): AuditedJobWrite[] {
+export function selectJobWrites<W extends Omit<AuditedJobWrite, 'verb'>>(writes: readonly W[], f: JobWriteFilter): W[] {
   const agent = f.userAgentPrefix ?? 'secondcron/';
   return writes.filter(
     (w) =>
@@ -170,6 +190,17 @@ export function testAuditLog(): string {
   const path = process.env.SECONDCRON_TEST_AUDIT_LOG;
   if (!path) throw new Error('SECONDCRON_TEST_AUDIT_LOG is not set: run the integration tests with `make test-integration` (its cluster writes the audit log)');
   return path;
+}
+
+/**
+ * Reads the audit log's reads of Jobs by name after `settleMs`, selected as `auditedJobWrites` selects
+ * writes (by default the operator's User-Agent only).
+ */
+export async function auditedJobReads(f: JobWriteFilter & { name?: string }, opts: { path?: string; settleMs?: number } = {}): Promise<AuditedJobRead[]> {
+  await sleep(opts.settleMs ?? 1_500);
+  const path = opts.path ?? testAuditLog();
+  if (!existsSync(path)) throw new Error(`no audit log at ${path}`);
+  return selectJobWrites(parseAuditJobReads(readFileSync(path, 'utf8')), f).filter((r) => f.name === undefined || r.name === f.name);
 }
 
 /**

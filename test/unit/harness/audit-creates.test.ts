@@ -11,6 +11,7 @@ import {
   ownerOfJobName,
   replaceOrderProblems,
   resentAfterSupersedingRefusal,
+  parseAuditJobReads,
   parseAuditJobWrites,
   selectJobWrites,
   slotOfJobName,
@@ -183,4 +184,23 @@ test('resentAfterSupersedingRefusal: a slot refused after the next one was due i
     { name: 'c-1733331602', receivedMs: s + 2_410, answeredMs: s + 2_420, status: 201 },
   ];
   assert.deepEqual(resentAfterSupersedingRefusal(records, 1_000), ['a-1733331600: refused 429 2200 ms after its slot (a newer slot due), sent again 1 time(s) (answered 201)']);
+});
+
+test('parseAuditJobReads: the completed reads of one Job by name, nothing else', () => {
+  const uri = (name: string): string => `/apis/batch/v1/namespaces/ns1/jobs/${name}`;
+  const log = [
+    event({ id: 'r1', verb: 'get', name: 'tick-1733331600', code: 200, uri: uri('tick-1733331600'), user: 'system:serviceaccount:t:op', at: '2026-12-04T17:00:00.300000Z' }),
+    event({ id: 'r2', verb: 'get', name: 'tick-1733331600', code: 404, uri: uri('tick-1733331600'), at: '2026-12-04T17:00:03.300000Z' }),
+    // kept out: a list and a watch (no name), a create, a status read, the ResponseStarted stage, a repeat
+    event({ id: 'r3', verb: 'list', code: 200, uri: '/apis/batch/v1/namespaces/ns1/jobs?limit=500' }),
+    event({ id: 'r4', verb: 'watch', code: 200, uri: '/apis/batch/v1/namespaces/ns1/jobs?watch=true' }),
+    event({ id: 'r5', name: 'tick-1733331601' }),
+    event({ id: 'r6', verb: 'get', name: 'tick-1733331602', subresource: 'status', code: 200 }),
+    event({ id: 'r7', verb: 'get', name: 'tick-1733331603', stage: 'ResponseStarted', code: 200 }),
+    event({ id: 'r1', verb: 'get', name: 'tick-1733331600', code: 200, uri: uri('tick-1733331600'), user: 'system:serviceaccount:t:op', at: '2026-12-04T17:00:00.300000Z' }),
+  ].join('\n');
+  const reads = parseAuditJobReads(log);
+  assert.deepEqual(reads.map((r) => [r.auditID, r.verb, r.name, r.code]), [['r1', 'get', 'tick-1733331600', 200], ['r2', 'get', 'tick-1733331600', 404]]);
+  assert.deepEqual(selectJobWrites(reads, { namespace: 'ns1', user: 'system:serviceaccount:t:op' }).map((r) => r.auditID), ['r1']);
+  assert.deepEqual(parseAuditJobWrites(log).map((w) => w.auditID), ['r5'], 'reads are not writes');
 });

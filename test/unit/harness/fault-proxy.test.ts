@@ -1,6 +1,7 @@
 // The integration tests' fault-injecting proxy (test/cluster/fault-proxy.ts) against a local HTTPS
 // upstream: requests pass through with their credentials, streams are forwarded as they come, Job
-// creates are delayed or answered 429 without reaching the upstream, and every create is recorded.
+// creates are delayed or answered 429 without reaching the upstream, and every create is recorded; a
+// create stored with its answer lost, and hidden Jobs left out of Job watches and lists.
 import assert from 'node:assert/strict';
 import type { IncomingMessage } from 'node:http';
 import { Agent, createServer, request } from 'node:https';
@@ -25,6 +26,23 @@ const upstream = createServer(upstreamCert, (req, res) => {
   req.on('data', (c: Buffer) => (body += c.toString()));
   req.on('end', () => {
     seen.push({ method: req.method ?? '', url: req.url ?? '', authorization: req.headers.authorization, body, atMs: Date.now() });
+    if (req.url?.includes('watch=1')) {
+      // A scripted Job watch: lines split across chunks (one inside a two-byte character), then the end.
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const chunks = splitAt(Buffer.from(WATCH_LINES.join('')), WATCH_CUTS);
+      const next = (i: number): void => {
+        if (i === chunks.length) return void res.end();
+        res.write(chunks[i]);
+        setTimeout(() => next(i + 1), 20);
+      };
+      next(0);
+      return;
+    }
+    if (req.method === 'GET' && req.url?.startsWith(`${JOBS}?labelSelector`)) {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ kind: 'JobList', metadata: { resourceVersion: '7' }, items: ['tick-1', 'hid-1', 'tick-2'].map((name) => ({ metadata: { name } })) }));
+      return;
+    }
     if (req.url?.includes('watch=true')) {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.write('{"type":"ADDED"}\n');
@@ -65,6 +83,27 @@ function send(method: string, path: string, body?: string): Promise<{ status: nu
 async function text(res: IncomingMessage): Promise<string> {
   let out = '';
   for await (const c of res) out += (c as Buffer).toString();
+  return out;
+}
+
+const WATCH_LINES = [
+  { type: 'ADDED', object: { metadata: { name: 'tick-1', annotations: { note: 'café' } } } },
+  { type: 'ADDED', object: { metadata: { name: 'hid-1' } } },
+  { type: 'MODIFIED', object: { metadata: { name: 'tick-1' } } },
+  { type: 'BOOKMARK', object: { metadata: { resourceVersion: '9' } } },
+  { type: 'MODIFIED', object: { metadata: { name: 'hid-1', annotations: { note: 'café' } } } },
+  { type: 'DELETED', object: { metadata: { name: 'tick-1' } } },
+].map((e) => `${JSON.stringify(e)}\n`);
+/** Byte offsets where the upstream cuts its stream into chunks: inside lines, and inside the "é" of the first. */
+const WATCH_CUTS = [40, Buffer.from(WATCH_LINES[0] ?? '').indexOf('é') + 1, 150, 151, 260];
+
+function splitAt(data: Buffer, cuts: readonly number[]): Buffer[] {
+  const out: Buffer[] = [];
+  let from = 0;
+  for (const cut of [...cuts, data.length]) {
+    out.push(data.subarray(from, cut));
+    from = cut;
+  }
   return out;
 }
 
@@ -160,4 +199,57 @@ test('a watch streams through: the first event arrives while the upstream still 
   assert.equal(first, '{"type":"ADDED"}\n');
   releaseStream?.();
   assert.equal(await text(watch.res), '{"type":"DELETED"}\n');
+});
+
+test('a lost answer: the create is forwarded and stored, the client\'s connection destroyed instead of the answer, once', async () => {
+  const name = `tick-${Date.parse('2026-12-03T16:00:08Z') / 1000}`;
+  proxy.loseCreateAnswer = { match: (c) => c.name === name, hide: true };
+  try {
+    const before = seen.length;
+    await assert.rejects(send('POST', JOBS, job('2026-12-03T16:00:08Z')), /socket hang up|ECONNRESET/);
+    assert.equal(seen.length, before + 1, 'the upstream got (and stored) it');
+    const rec = proxy.creates.at(-1);
+    assert.deepEqual([rec?.name, rec?.status, rec?.forwarded, rec?.answerLost], [name, 201, true, true]);
+    assert.equal(proxy.loseCreateAnswer, undefined, 'matched once');
+    assert.ok(proxy.hiddenJobNames.has(name), 'hidden before it was forwarded');
+    const again = await send('POST', JOBS, job('2026-12-03T16:00:09Z'));
+    await text(again.res);
+    assert.deepEqual([again.status, proxy.creates.at(-1)?.answerLost], [201, false], 'the next create is answered');
+  } finally {
+    proxy.clearFaults();
+  }
+  assert.equal(proxy.hiddenJobNames.size, 0, 'cleared');
+});
+
+test('hidden Jobs: their watch events are dropped and the rest of the stream passed on byte for byte; lists leave them out; reads by name pass and are recorded', async () => {
+  proxy.hiddenJobNames.add('hid-1');
+  try {
+    const hiddenBefore = proxy.hidden.length;
+    const watch = await send('GET', `${JOBS}?labelSelector=secondcron.io%2Fsecondcronjob&watch=1`);
+    const got = await new Promise<Buffer>((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      watch.res.on('data', (c: Buffer) => chunks.push(c));
+      watch.res.once('end', () => resolve(Buffer.concat(chunks)));
+      watch.res.once('error', reject);
+    });
+    assert.equal(got.toString('utf8'), WATCH_LINES.filter((l) => !l.includes('hid-1')).join(''));
+    assert.deepEqual(proxy.hidden.slice(hiddenBefore).map((h) => [h.name, h.type]), [['hid-1', 'ADDED'], ['hid-1', 'MODIFIED']]);
+
+    const list = await send('GET', `${JOBS}?labelSelector=secondcron.io%2Fsecondcronjob&limit=500`);
+    const body = await text(list.res);
+    const items = (JSON.parse(body) as { items: { metadata: { name: string } }[]; metadata: { resourceVersion: string } });
+    assert.deepEqual(items.items.map((i) => i.metadata.name), ['tick-1', 'tick-2']);
+    assert.equal(items.metadata.resourceVersion, '7');
+    assert.equal(list.headers['content-length'], String(Buffer.byteLength(body)), 'the length of what was sent');
+    assert.deepEqual(proxy.hidden.at(-1)?.type, 'LIST');
+
+    const read = await send('GET', `${JOBS}/hid-1`);
+    assert.equal(read.status, 200);
+    await text(read.res);
+    assert.deepEqual([proxy.reads.at(-1)?.name, proxy.reads.at(-1)?.status], ['hid-1', 200]);
+  } finally {
+    proxy.clearFaults();
+  }
+  const watch = await send('GET', `${JOBS}?watch=1`);
+  assert.equal(await text(watch.res), WATCH_LINES.join(''), 'nothing hidden: the stream unchanged');
 });
