@@ -57,7 +57,8 @@ export interface FreezeRun {
   sustained_ms: number | null;
   /** Slots from SIGCONT + 2 s to the window's end below 95 % on time. */
   slots_below: number;
-  worst_slot: { at_s: number; on_time: number; with_job: number } | null;
+  /** The worst slot from +2 s; received in time / latest received: the operator's share; slowest answer: the server's. */
+  worst_slot: { at_s: number; on_time: number; with_job: number; received_in_time: number; latest_received_ms: number; slowest_answer_ms: number } | null;
   /** Per second after SIGCONT: [on time, with a Job]. */
   per_slot: [number, number][];
   /** Per second after SIGCONT, the operators' requests by kind: count and the API server's max latency (ms). */
@@ -134,13 +135,15 @@ async function main(): Promise<number> {
         thawed_at: new Date(thawedMs).toISOString(),
         sustained_ms: sustained === undefined ? null : sustainedSince(perSlot, need, thawedMs),
         slots_below: below.length,
-        worst_slot: worst ? { at_s: Math.round((worst.slotMs - thawedMs) / 100) / 10, on_time: worst.onTime, with_job: worst.withJob } : null,
+        worst_slot: worst
+          ? { at_s: Math.round((worst.slotMs - thawedMs) / 100) / 10, on_time: worst.onTime, with_job: worst.withJob, received_in_time: worst.receivedInTime, latest_received_ms: worst.latestReceivedMs, slowest_answer_ms: worst.slowestAnswerMs }
+          : null,
         per_slot: perSlot.map((s) => [s.onTime, s.withJob]),
         requests,
         leader: leaderPerSecond(samples, thawedMs, windowMs),
       });
       const r = results.at(-1) as FreezeRun;
-      say(`freeze run ${run}: sustained on time ${r.sustained_ms === null ? 'never' : `${(r.sustained_ms / 1000).toFixed(2)} s`} after SIGCONT; ${r.slots_below} slot(s) from +2 s below ${need}/${schedules}${worst ? `, worst ${worst.onTime} at +${r.worst_slot?.at_s} s` : ''}`);
+      say(`freeze run ${run}: sustained on time ${r.sustained_ms === null ? 'never' : `${(r.sustained_ms / 1000).toFixed(2)} s`} after SIGCONT; ${r.slots_below} slot(s) from +2 s below ${need}/${schedules}${worst ? `, worst ${worst.onTime} at +${r.worst_slot?.at_s} s (${worst.receivedInTime} received in time, last +${worst.latestReceivedMs} ms, slowest answer ${worst.slowestAnswerMs} ms)` : ''}`);
       say(`  on time per second after SIGCONT: ${perSlot.map((s) => s.onTime).join(' ')}`);
       await sleep(15_000);
     }

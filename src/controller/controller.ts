@@ -3,8 +3,12 @@
 // its key on a de-duplicating work queue (one reconcile per key at a time, retried with per-key
 // backoff), as upstream's CronJob controller does: the scheduler's timer only marks a key due, and a
 // create's answer or a Job event only reaches the executor, which notes it and queues the key again.
-// The reconcile has the executor plan the slots and carry the plan out (executor.ts), then does the
-// housekeeping (housekeeping.ts) and writes status (status-sync.ts).
+// The reconcile has the executor plan the slots and carry the plan out (executor.ts) and queues the
+// key's upkeep: the finalizer, the template's dry run, history (housekeeping.ts) and status
+// (status-sync.ts), on a second queue with its own workers. A decision never waits for a worker that
+// awaits a write: with both on one queue of 12 workers, 100 one-second schedules whose history deletes
+// took 100–400 ms after an API freeze held every worker, and 30–70 % of each slot's creates were
+// decided too late, for most of the minute after the freeze (bench/README.md, "Freeze").
 //
 // Parts: schedule-records.ts (what is remembered per resource), executor.ts (the only code that moves
 // both the slot ledger and the Job creator), housekeeping.ts, status-sync.ts; this file wires them to
@@ -59,16 +63,18 @@ export interface ControllerDeps {
   timers: Timers;
   random: () => number;
   log: Logger;
-  /** Reconciles running at once (finalizers, dry runs, deletions, status patches). */
+  /** Upkeeps running at once (finalizers, dry runs, history deletions, status patches). */
   workers?: number;
   /** Longest the scheduler sleeps between wake-ups (re-checks the wall clock). */
   schedulerMaxSleepMs?: number;
 }
 
 // Bounded, so thousands of resources seen at once (a new leader, a restart) cannot flood the API
-// server. A slot's decision never waits for one: it runs before any I/O of its reconcile, and keys
-// made due by a slot or a create's answer are taken before housekeeping ones.
+// server with upkeep writes.
 const DEFAULT_WORKERS = 12;
+// A decision awaits I/O only to delete the running Jobs of a Replace schedule: a few workers suffice,
+// and keys made due by a slot or a create's answer are taken first.
+const DECISION_WORKERS = 8;
 
 export class Controller {
   readonly scheduler: Scheduler;
@@ -79,7 +85,10 @@ export class Controller {
   private readonly statuses: StatusSync;
   /** The last counts(), until something they are counted from changes. */
   private scheduleCounts: ScheduleCounts | undefined;
+  /** Decisions: plan the slots, queue the create. */
   private readonly queue: WorkQueue;
+  /** Upkeep: every write of a key but its Job creates. */
+  private readonly upkeepQueue: WorkQueue;
 
   constructor(private readonly d: ControllerDeps) {
     // Every write goes through the fence when it is sent.
@@ -98,11 +107,19 @@ export class Controller {
     });
     this.queue = new WorkQueue({
       reconcile: (key) => this.reconcile(key),
-      workers: d.workers ?? DEFAULT_WORKERS,
+      workers: DECISION_WORKERS,
       mono: d.mono,
       timers: d.timers,
       random: d.random,
       onError: (key, err, retryInMs) => d.log.warn('reconcile failed; retrying', { key, err, retryInMs: Math.round(retryInMs) }),
+    });
+    this.upkeepQueue = new WorkQueue({
+      reconcile: (key) => this.upkeep(key),
+      workers: d.workers ?? DEFAULT_WORKERS,
+      mono: d.mono,
+      timers: d.timers,
+      random: d.random,
+      onError: (key, err, retryInMs) => d.log.warn('upkeep failed; retrying', { key, err, retryInMs: Math.round(retryInMs) }),
     });
     // The executor needs the records and the records the executor: the records are read through a getter.
     const records: { get(key: string): ScheduleRecord | undefined } = { get: (key) => this.records.get(key) };
@@ -174,6 +191,7 @@ export class Controller {
     this.executor.forget(key);
     this.records.delete(key);
     this.queue.forget(key);
+    this.upkeepQueue.forget(key);
   }
 
   // ---- lifecycle ----------------------------------------------------------------------------
@@ -193,9 +211,9 @@ export class Controller {
     for (const scj of this.d.scjs.list()) this.queue.add(objectKey(scj));
   }
 
-  /** Stops deciding: no reconcile starts, running ones finish. */
+  /** Stops deciding: no reconcile or upkeep starts, running ones finish. */
   async shutDown(): Promise<void> {
-    await this.queue.shutDown();
+    await Promise.all([this.queue.shutDown(), this.upkeepQueue.shutDown()]);
   }
 
   /**
@@ -222,7 +240,7 @@ export class Controller {
 
   // ---- reconcile ----------------------------------------------------------------------------
 
-  private async reconcile(key: string): Promise<ReconcileResult | void> {
+  private async reconcile(key: string): Promise<void> {
     const scj = this.d.scjs.get(key);
     if (!scj) {
       this.forget(key);
@@ -231,15 +249,35 @@ export class Controller {
     const compiledBefore = this.records.get(key)?.compiled;
     const rec = this.records.record(key, scj);
     if (rec.compiled !== compiledBefore) this.scheduler.delete(key); // re-armed below from the new schedule
-    const leader = this.d.leadership.isLeader();
     if (scj.metadata.deletionTimestamp) {
       this.scheduler.delete(key);
       this.executor.forget(key);
-      if (leader && hasFinalizer(scj) && !rec.finalized) await this.housekeeping.finalize(key, scj, rec);
+      this.upkeepQueue.add(key); // the finalizer
       return;
     }
     this.keepTimer(key, scj, rec);
-    if (!leader) return;
+    if (!this.d.leadership.isLeader()) return;
+    const current = (): boolean => this.d.leadership.fenceRemainingMs() > 0 && this.records.get(key) === rec && this.d.scjs.get(key) === scj;
+    const templateInvalid = rec.template.kind === 'invalid' && rec.templateGeneration === scj.metadata.generation;
+    try {
+      await this.executor.decide(key, scj, rec, templateInvalid, current);
+    } catch (err) {
+      if (!(err instanceof NotLeaderError)) throw err; // a new leader reconciles everything again
+    } finally {
+      // Also after a failed decision: a Replace delete that failed must not hold back history or status.
+      this.upkeepQueue.add(key);
+    }
+  }
+
+  /** Every write of a leader's key but its creates, in its own queue: a decision never waits for it. */
+  private async upkeep(key: string): Promise<ReconcileResult | void> {
+    const scj = this.d.scjs.get(key);
+    const rec = this.records.get(key);
+    if (!scj || !rec || rec.uid !== scj.metadata.uid || !this.d.leadership.isLeader()) return;
+    if (scj.metadata.deletionTimestamp) {
+      if (hasFinalizer(scj) && !rec.finalized) await this.housekeeping.finalize(key, scj, rec);
+      return;
+    }
     // Each step runs even if an earlier one failed (a dry run that timed out must not hold back
     // history or status); the first failure is rethrown at the end, so the key is retried with backoff.
     const failures: unknown[] = [];
@@ -248,15 +286,12 @@ export class Controller {
         if (!(err instanceof NotLeaderError)) failures.push(err); // a new leader reconciles everything again
         return undefined;
       });
-    const current = (): boolean => this.d.leadership.fenceRemainingMs() > 0 && this.records.get(key) === rec && this.d.scjs.get(key) === scj;
-    const templateInvalid = rec.template.kind === 'invalid' && rec.templateGeneration === scj.metadata.generation;
-    const prune = (await step(() => this.executor.decide(key, scj, rec, templateInvalid, current))) ?? [];
-    // The rest yields to Job creates waiting for a token, without holding a worker.
+    // Yields to Job creates waiting for a token, without holding a worker.
     const yieldMs = this.d.priority.yieldMs();
-    if (yieldMs > 0 && failures.length === 0) return { requeueAfterMs: yieldMs };
+    if (yieldMs > 0) return { requeueAfterMs: yieldMs };
     await step(() => this.housekeeping.ensureFinalizer(scj));
     if (rec.compiled.ok) await step(() => this.housekeeping.judgeTemplate(scj, rec));
-    await step(() => this.housekeeping.prune(scj, rec, prune));
+    await step(() => this.housekeeping.prune(key, scj, rec));
     await step(() => this.executor.lookUpMissing(key, scj, rec));
     const statusInMs = await step(() => this.statuses.update(key, scj, rec));
     if (failures.length > 0) throw failures[0];
@@ -290,6 +325,7 @@ export class Controller {
       scheduler_entries: this.scheduler.size,
       creates_outstanding: this.d.creator.size,
       reconciles_waiting: this.queue.length,
+      upkeeps_waiting: this.upkeepQueue.length,
       expected_jobs: expected,
       deleting_jobs: deleting,
       written_statuses: written,

@@ -26,7 +26,7 @@ import type { ScheduleRecord } from './schedule-records.js';
 import { slimJob } from './slim.js';
 import { dueSlots } from './slots/due-slots.js';
 import type { ExpectedJob } from './slots/ledger.js';
-import { type Missed, lastDecidedMs, plan } from './slots/plan.js';
+import { type Missed, historyToPrune, lastDecidedMs, plan } from './slots/plan.js';
 import { hashOfScheduleSpec } from './slots/schedule-hash.js';
 import { rfc3339 } from './status.js';
 
@@ -65,13 +65,12 @@ export class Executor {
    * Plans the schedule's slots and carries the plan out: the outstanding create superseded or settled,
    * what is missed counted, and the create queued — for Replace once the running Jobs' deletes were
    * accepted (a failed delete throws: no create, the key is retried with backoff). `current` is checked
-   * before every plan: a deposed leader, a new spec or a new object stop it. Returns the Jobs the
-   * history limits want gone.
+   * before every plan: a deposed leader, a new spec or a new object stop it.
    */
-  async decide(key: string, scj: SecondCronJob, rec: ScheduleRecord, templateInvalid: boolean, current: () => boolean): Promise<readonly Job[]> {
+  async decide(key: string, scj: SecondCronJob, rec: ScheduleRecord, templateInvalid: boolean, current: () => boolean): Promise<void> {
     const ledger = rec.ledger;
     for (;;) {
-      if (!current()) return [];
+      if (!current()) return;
       const p = plan({
         scj,
         source: rec.compiled.ok ? rec.compiled.source : undefined,
@@ -92,7 +91,7 @@ export class Executor {
       }
       ledger.queue(p.queued);
       for (const m of p.missed) this.missed(scj, m);
-      if (!p.create) return p.prune;
+      if (!p.create) return;
       const late = p.missed.reduce((n, m) => n + (m.reason === 'late' ? m.count : 0), 0);
       if (late > 0) this.d.log.info('catching up missed slot', { key, slot: rfc3339(p.create.slotMs), older: late });
       if (p.replace.length > 0) {
@@ -110,8 +109,13 @@ export class Executor {
         ledger.createDropped();
         throw err;
       }
-      return p.prune;
+      return;
     }
+  }
+
+  /** The finished Jobs the history limits want gone now (slots/plan.ts, historyToPrune). */
+  historyToPrune(key: string, scj: SecondCronJob, rec: ScheduleRecord): Job[] {
+    return historyToPrune({ scj, jobs: this.ownedJobs(key, scj, rec), ledger: rec.ledger });
   }
 
   /**

@@ -5,7 +5,7 @@ import { isNotFound } from '../kube/api-error.js';
 import type { RestClient } from '../kube/rest.js';
 import type { Logger } from '../log.js';
 import type { WallClock } from '../clock/clock.js';
-import type { Job, SecondCronJob } from '../api/resources.js';
+import type { SecondCronJob } from '../api/resources.js';
 import type { EventSink } from './events.js';
 import type { Executor } from './executor.js';
 import { addFinalizer, deleteJob, hasFinalizer, listOwnedJobs, removeFinalizer } from './finalizer.js';
@@ -31,7 +31,9 @@ export class Housekeeping {
   }
 
   /** History limits: the executor deletes (it remembers the accepted deletes in the ledger). */
-  async prune(scj: SecondCronJob, rec: ScheduleRecord, jobs: readonly Job[]): Promise<void> {
+  /** Deletes the finished Jobs beyond the history limits, chosen now, when the deletes go out. */
+  async prune(key: string, scj: SecondCronJob, rec: ScheduleRecord): Promise<void> {
+    const jobs = this.d.executor.historyToPrune(key, scj, rec);
     if (jobs.length > 0) await this.d.executor.deleteJobs(scj, rec, jobs, 'history limit');
   }
 

@@ -61,7 +61,7 @@ export class Metrics {
   scheduleCounts: (() => Record<string, number>) | undefined;
   readonly controllerEntries = new Gauge({
     name: 'secondcron_controller_entries',
-    help: 'Entries in what the controller keeps per schedule and per Job, by map (records, jobs, scheduler_entries, creates_outstanding, reconciles_waiting, expected_jobs, deleting_jobs, written_statuses). With a constant set of schedules each returns to its level; a steady climb is a leak.',
+    help: 'Entries in what the controller keeps per schedule and per Job, by map (records, jobs, scheduler_entries, creates_outstanding, reconciles_waiting, upkeeps_waiting, expected_jobs, deleting_jobs, written_statuses). With a constant set of schedules each returns to its level; a steady climb is a leak.',
     labelNames: ['map'] as const,
     registers: [this.registry],
     collect: () => {

@@ -11,12 +11,12 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 import { type Cluster, startCluster } from '../cluster/cluster.js';
 import { installCrd } from '../cluster/crd.js';
-import { auditedJobWrites, createProblems, describeJobWrites, onTheWireDuringFreeze, ownerOfJobName, slotOfJobName } from './helpers/audit-creates.js';
+import { auditedJobWrites, createProblems, describeJobWrites, onTheWireDuringFreeze, ownerOfJobName, slotOfJobName, storedJobNames } from './helpers/audit-creates.js';
 import { eventually } from './helpers/eventually.js';
 import { type OperatorProcess, testOperator } from './helpers/operator.js';
 import { ReplicaCounters, countedInNamespace, minus } from './helpers/replica-counters.js';
 import { auditSlots, perScheduleProblems } from './helpers/slot-audit.js';
-import { slotsBelow, slotsOnTime, sustainedFrom } from './helpers/slot-recovery.js';
+import { type SlotOnTime, slotsBelow, slotsOnTime, sustainedFrom } from './helpers/slot-recovery.js';
 import { scjManifest, sleepUntil } from './helpers/scj.js';
 
 const SCHEDULES = 100;
@@ -91,14 +91,20 @@ test('after a 30 s API freeze, >= 95 % of the slots are on time from 2 s after t
   const perSlot = slotsOnTime(writes, NAMES, Math.ceil((thawedMs + GRACE_MS) / 1000) * 1000, thawedMs + WINDOW_MS);
   const below = slotsBelow(perSlot, ON_TIME);
   const sustained = sustainedFrom(slotsOnTime(writes, NAMES, Math.ceil(thawedMs / 1000) * 1000, thawedMs + WINDOW_MS), ON_TIME);
-  const created = writes.filter((w) => w.verb === 'create' && w.code === 201);
-  const audit = auditSlots(NAMES.map((name) => ({ name, jobSlots: created.filter((w) => ownerOfJobName(w.name) === name).map((w) => slotOfJobName(w.name)) })), { fromMs, toMs });
+  // A create on the wire when the API server stopped is answered 504 after the thaw, and may have
+  // stored its Job all the same: stored = a 201, or a later delete that found it.
+  const stored = [...storedJobNames(writes)];
+  const audit = auditSlots(NAMES.map((name) => ({ name, jobSlots: stored.filter((n) => ownerOfJobName(n) === name).map(slotOfJobName) })), { fromMs, toMs });
+  const miscounted = perScheduleProblems(audit, countedInNamespace(counted, 'default'));
   const at = (slotMs: number): string => `+${((slotMs - thawedMs) / 1000).toFixed(1)} s`;
+  // Whose share a slot below the bar lost: creates received late are the operator's, answers slow the server's.
+  const describeSlot = (s: SlotOnTime): string =>
+    `${at(s.slotMs)}: ${s.onTime} on time, ${s.receivedInTime} received in time, ${s.withJob} stored, last received +${s.latestReceivedMs} ms, slowest answer ${s.slowestAnswerMs} ms`;
   const message = [
     `sustained >= ${ON_TIME}/${SCHEDULES} on time from ${sustained === undefined ? 'never' : at(sustained)} after SIGCONT`,
-    `${below.length} slot(s) from +${GRACE_MS / 1000} s below it${below.length ? ` (worst ${below[0]?.onTime} at ${at(below[0]?.slotMs ?? 0)}; ${below.map((s) => `${at(s.slotMs)}: ${s.onTime}`).join(', ')})` : ''}`,
+    `${below.length} slot(s) from +${GRACE_MS / 1000} s below it${below.length ? ` (worst ${below[0]?.onTime} at ${at(below[0]?.slotMs ?? 0)}; ${below.map(describeSlot).join(', ')})` : ''}`,
     `on time per slot from +${GRACE_MS / 1000} s: ${perSlot.map((s) => s.onTime).join(' ')}`,
-    `${audit.withoutJob} slots without a Job, ${counted.missed} counted missed`,
+    `${audit.withoutJob} slots without a Job, ${counted.missed} counted missed${miscounted.length ? ` (${miscounted.join('; ')})` : ''}`,
     describeJobWrites(writes),
   ].join('; ');
   t.diagnostic(message);
@@ -106,7 +112,7 @@ test('after a 30 s API freeze, >= 95 % of the slots are on time from 2 s after t
 
   assert.deepEqual(createProblems(writes, { allow409: onTheWireDuringFreeze(frozenMs, thawedMs) }), [], 'API server audit: no Job name created twice, no 409 but for a slot on the wire during the freeze');
   assert.equal(perSlot.length, Math.floor((thawedMs + WINDOW_MS - 1) / 1000) - Math.ceil((thawedMs + GRACE_MS) / 1000) + 1, 'every slot of the window judged');
-  assert.deepEqual(below.map((s) => `${at(s.slotMs)}: ${s.onTime}/${SCHEDULES} on time (${s.withJob} with a Job)`), [], message);
+  assert.deepEqual(below.map(describeSlot), [], message);
   assert.equal(counted.missed, audit.withoutJob, 'every slot without a Job counted exactly once');
-  assert.deepEqual(perScheduleProblems(audit, countedInNamespace(counted, 'default')), [], 'misses counted per schedule == slots without a Job');
+  assert.deepEqual(miscounted, [], 'misses counted per schedule == slots without a Job');
 });

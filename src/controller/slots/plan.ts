@@ -68,8 +68,6 @@ export interface Plan {
   readonly replace: readonly Job[];
   /** Enqueue: the slot that waits for a free place from now on (undefined: none waits). */
   readonly queued: number | undefined;
-  /** Finished Jobs beyond the history limits. */
-  readonly prune: readonly Job[];
 }
 
 export function plan(inp: PlanInput): Plan {
@@ -83,7 +81,6 @@ export function plan(inp: PlanInput): Plan {
     create: undefined,
     replace: [],
     queued: ledger.queuedSlotMs,
-    prune: prunable(inp, live),
   };
   if (!inp.source || scj.metadata.deletionTimestamp) return out;
   const outstanding = ledger.create;
@@ -148,7 +145,14 @@ function queuedByAnotherLeader(scj: SecondCronJob, jobs: readonly Job[], ledgerD
  * Finished Jobs beyond the history limits, except the Job of the outstanding create's slot (its retry
  * would store a second one) and Jobs whose slot the persisted status does not cover yet.
  */
-function prunable(inp: PlanInput, live: readonly Job[]): Job[] {
+/**
+ * Finished Jobs beyond the history limits, as they stand when the deletes go out (the reconcile's
+ * upkeep, after the decision): never one being deleted, never the slot of the outstanding create (its
+ * retry would store a second Job once the first is gone), and only slots the persisted status already
+ * covers (a next leader must not decide them again, I11).
+ */
+export function historyToPrune(inp: Pick<PlanInput, 'scj' | 'jobs' | 'ledger'>): Job[] {
+  const live = inp.jobs.filter((j) => !inp.ledger.deleting.has(j.metadata.name));
   const spec = inp.scj.spec;
   const covered = persistedDecidedMs(inp.scj);
   const outstandingSlot = inp.ledger.create?.slotMs;

@@ -155,6 +155,19 @@ export function createCodesByName(writes: readonly AuditedJobWrite[]): Map<strin
   return out;
 }
 
+/**
+ * The Job names the API server stored: a 201 create, or a create whose answer left the outcome open
+ * (a 5xx such as the API server's own 504 after a freeze: it may have stored the Job after all) that
+ * a later delete of the same name found (2xx; a name never stored is answered 404). The operator
+ * deletes only Jobs its cache showed, so this is the server's word, not the operator's.
+ */
+export function storedJobNames(writes: readonly AuditedJobWrite[]): Set<string> {
+  const stored = new Set(writes.filter((w) => w.verb === 'create' && w.code === 201).map((w) => w.name));
+  const unknown = new Set(writes.filter((w) => w.verb === 'create' && w.code >= 500).map((w) => w.name));
+  for (const w of writes) if (w.verb === 'delete' && w.code >= 200 && w.code < 300 && unknown.has(w.name)) stored.add(w.name);
+  return stored;
+}
+
 export interface CreateExpectations {
   /** Job names whose 409 the test provoked (e.g. it created the Job itself first); any other 409 is a problem. */
   allow409?: (name: string) => boolean;

@@ -220,3 +220,29 @@ test('Allow: with creates slower than the period the next due slot is sent as so
   // Every slot without a Job is counted once.
   assert.equal(total(await h.missed()), 13 - slots.length, `Jobs for ${slots.join(' ')}; counted ${JSON.stringify(await h.missed())}`);
 });
+
+test("upkeep apart: status patches and history deletes that hang never keep a slot's decision waiting (30 schedules × 1 s)", async () => {
+  const h = new ControllerHarness();
+  // The API server answers creates at once, and never answers a status patch or a Job delete (a worker
+  // that awaits one is held for good): on one queue, 30 schedules' upkeep held every worker.
+  h.rest.on('patch', /\/secondcronjobs\/[^/]+\/status$/, () => new Promise(() => {}));
+  h.rest.on('delete', /^\/apis\/batch\/v1\/namespaces\/ns\/jobs\//, () => new Promise(() => {}));
+  const sentAt = new Map<string, number>();
+  h.rest.on('create', JOBS_PATH, (req) => {
+    const body = req.body as Job;
+    if (!req.query?.dryRun) sentAt.set(body.metadata.name, h.clock.wall.nowMs());
+    return { metadata: { ...body.metadata, uid: `u-${body.metadata.name}`, creationTimestamp: new Date(h.clock.wall.nowMs()).toISOString() } };
+  });
+  const names = Array.from({ length: 30 }, (_, i) => `s-${String(i).padStart(2, '0')}`);
+  for (const name of names) await h.apply(withFinalizer({ successfulJobsHistoryLimit: 0 }, { name, uid: `uid-${name}` }));
+  await h.advance(5_000); // slots 1..5
+  for (const name of names) {
+    const jobs = h.creates().filter((n) => n.startsWith(`${name}-`));
+    assert.deepEqual(jobs, [1, 2, 3, 4, 5].map((s) => `${name}-${sec(s)}`), `${name}: one Job per slot, none missing`);
+    for (const job of jobs) {
+      const lateMs = (sentAt.get(job) ?? Number.POSITIVE_INFINITY) - slotOf(job) * 1000;
+      assert.ok(lateMs >= 0 && lateMs < 1000, `${job} sent ${lateMs} ms after its slot`);
+    }
+  }
+  assert.equal(total(await h.missed()), 0, `missed ${JSON.stringify(await h.missed())}`);
+});

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
 import {
+  type AuditedJobWrite,
   createCodesByName,
   createProblems,
   describeJobWrites,
@@ -15,6 +16,7 @@ import {
   parseAuditJobWrites,
   selectJobWrites,
   slotOfJobName,
+  storedJobNames,
   supersededCreateProblems,
 } from '../../integration/helpers/audit-creates.js';
 
@@ -128,6 +130,21 @@ test('problems: a second 201 and an unprovoked 409 name their Jobs; a 429 then 2
   assert.deepEqual(createProblems(writes, { allow409: (name) => name === 'tick-1733331602' }), ['tick-1733331600: created 2 times (codes 201,201)']);
   assert.deepEqual(createProblems(writes.filter((w) => w.name !== 'tick-1733331600' && w.name !== 'tick-1733331602')), []);
   assert.equal(describeJobWrites(writes), 'audit: 4 Job name(s) created; creates 201×5 409×1 429×1; deletes 200×1');
+});
+
+test('stored: a 201, or a 5xx create that a later delete found; not a 5xx nobody found, nor a 429 or a 409', () => {
+  const w = (verb: 'create' | 'delete', name: string, code: number): AuditedJobWrite => ({ auditID: `${verb}-${name}-${code}`, verb, namespace: 'ns', name, code, user: 'u', userAgent: OPERATOR, receivedMs: 0, answeredMs: 0 });
+  const writes = [
+    w('create', 'a-1', 201),
+    w('create', 'b-1', 504),
+    w('delete', 'b-1', 200),
+    w('create', 'c-1', 504),
+    w('delete', 'c-1', 404),
+    w('create', 'd-1', 429),
+    w('delete', 'd-1', 200),
+    w('create', 'e-1', 500),
+  ];
+  assert.deepEqual([...storedJobNames(writes)].sort(), ['a-1', 'b-1']);
 });
 
 test('Job names: owner and slot', () => {

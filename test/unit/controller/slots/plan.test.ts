@@ -5,7 +5,7 @@ import { test } from 'node:test';
 
 import type { Job, SecondCronJobSpec, SecondCronJobStatus } from '../../../../src/api/resources.js';
 import { SlotLedger } from '../../../../src/controller/slots/ledger.js';
-import { type Plan, plan } from '../../../../src/controller/slots/plan.js';
+import { type Plan, type PlanInput, historyToPrune, plan } from '../../../../src/controller/slots/plan.js';
 import { scheduleHash } from '../../../../src/controller/slots/schedule-hash.js';
 import { compileSchedule } from '../../../../src/schedule/index.js';
 import { job, scj } from '../fixtures.js';
@@ -30,7 +30,7 @@ interface Case {
   now: number;
 }
 
-function run(c: Case): Plan {
+function input(c: Case): PlanInput {
   const resource = { ...scj(c.spec ?? {}), ...(c.status ? { status: c.status } : {}) };
   const compiled = compileSchedule({ intervalSeconds: resource.spec.intervalSeconds, schedule: resource.spec.schedule }, T(0), T(c.now), 'ns/hb');
   assert.ok(compiled.ok);
@@ -43,8 +43,12 @@ function run(c: Case): Plan {
   }
   if (c.changed !== undefined) ledger.scheduleChanged(T(c.changed));
   if (c.queued !== undefined) ledger.queue(T(c.queued));
-  return plan({ scj: resource, source: compiled.source, templateInvalid: c.templateInvalid ?? false, jobs: c.jobs ?? [], ledger, nowMs: T(c.now) });
+  return { scj: resource, source: compiled.source, templateInvalid: c.templateInvalid ?? false, jobs: c.jobs ?? [], ledger, nowMs: T(c.now) };
 }
+
+const run = (c: Case): Plan => plan(input(c));
+/** The names historyToPrune picks for the case. */
+const pruned = (c: Case): string[] => historyToPrune(input(c)).map((j) => j.metadata.name);
 
 const summary = (p: Plan): Record<string, unknown> => ({
   create: p.create ? (p.create.slotMs - T(0)) / 1000 : null,
@@ -107,25 +111,22 @@ for (const [name, c, want] of cases) {
   test(`plan: ${name}`, () => assert.deepEqual(summary(run(c)), want));
 }
 
-test('plan: history limits prune the oldest finished Jobs, also with no slot due, and skip Jobs being deleted', () => {
-  const p = run({ spec: { successfulJobsHistoryLimit: 1, intervalSeconds: 3600 }, status: { lastScheduleTime: '2026-12-02T10:00:03Z' }, jobs: [done(1), done(2), done(3)], now: 4 });
-  assert.deepEqual(p.prune.map((j) => j.metadata.name).sort(), ['hb-1', 'hb-2']);
+test('history: history limits prune the oldest finished Jobs, also with no slot due, and skip Jobs being deleted', () => {
+  assert.deepEqual(pruned({ spec: { successfulJobsHistoryLimit: 1, intervalSeconds: 3600 }, status: { lastScheduleTime: '2026-12-02T10:00:03Z' }, jobs: [done(1), done(2), done(3)], now: 4 }).sort(), ['hb-1', 'hb-2']);
 });
 
-test('plan: history is by start time, as upstream: a long Job that finished last is still the oldest', () => {
+test('history: history is by start time, as upstream: a long Job that finished last is still the oldest', () => {
   const long = { ...done(1), status: { ...done(1).status, startTime: new Date(T(1)).toISOString(), completionTime: new Date(T(9)).toISOString() } };
   const short = { ...done(2), status: { ...done(2).status, startTime: new Date(T(2)).toISOString(), completionTime: new Date(T(3)).toISOString() } };
-  const p = run({ spec: { successfulJobsHistoryLimit: 1, intervalSeconds: 3600 }, status: { lastScheduleTime: '2026-12-02T10:00:02Z' }, jobs: [long, short], now: 10 });
-  assert.deepEqual(p.prune.map((j) => j.metadata.name), ['hb-1']);
+  assert.deepEqual(pruned({ spec: { successfulJobsHistoryLimit: 1, intervalSeconds: 3600 }, status: { lastScheduleTime: '2026-12-02T10:00:02Z' }, jobs: [long, short], now: 10 }), ['hb-1']);
 });
 
-test('plan: history limit 0 keeps a Job until the persisted status covers its slot (I11), and never prunes the outstanding slot', () => {
+test('history: history limit 0 keeps a Job until the persisted status covers its slot (I11), and never prunes the outstanding slot', () => {
   const spec = { successfulJobsHistoryLimit: 0, intervalSeconds: 3600 };
-  assert.deepEqual(run({ spec, jobs: [done(1), done(2)], now: 4 }).prune, [], 'no status yet: a new leader would run both again');
-  const covered = run({ spec, status: { lastScheduleTime: '2026-12-02T10:00:01Z' }, jobs: [done(1), done(2)], now: 4 });
-  assert.deepEqual(covered.prune.map((j) => j.metadata.name), ['hb-1']);
-  const retrying = run({ spec, status: { lastScheduleTime: '2026-12-02T10:00:02Z' }, jobs: [done(1), done(2)], create: { slot: 2, sent: false, nothingStored: false }, now: 4 });
-  assert.deepEqual(retrying.prune.map((j) => j.metadata.name), ['hb-1'], "the retry of slot 2 would store a second Job once its first is pruned");
+  assert.deepEqual(pruned({ spec, jobs: [done(1), done(2)], now: 4 }), [], 'no status yet: a new leader would run both again');
+  assert.deepEqual(pruned({ spec, status: { lastScheduleTime: '2026-12-02T10:00:01Z' }, jobs: [done(1), done(2)], now: 4 }), ['hb-1']);
+  const retrying = pruned({ spec, status: { lastScheduleTime: '2026-12-02T10:00:02Z' }, jobs: [done(1), done(2)], create: { slot: 2, sent: false, nothingStored: false }, now: 4 });
+  assert.deepEqual(retrying, ['hb-1'], "the retry of slot 2 would store a second Job once its first is pruned");
 });
 
 test('plan: without a starting deadline a create has none (retried until answered or superseded)', () => {
