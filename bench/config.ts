@@ -46,6 +46,8 @@ export interface BenchConfig {
   failover: { schedules: number; windowS: number; settleTimeoutS: number };
   /** `0 * * * * *` vs `H * * * * *`, each side measured over `minutes` whole minutes (issue 25). */
   herd: { schedules: number; minutes: number };
+  /** Issue 36: operator and floor client in alternating rounds, `seconds` each side, steady's and light's sizes. */
+  rounds: { rounds: number; seconds: number };
   /** Issues 21 and 34: rounds of quiet, junk-token, connection-flood and decoy windows (bench/scenarios/flood.ts). */
   flood: { schedules: number; rounds: number; windowSeconds: number; junkPerWindow: number; junkConnections: number; connectionAttempts: number; flooderNice: number };
 }
@@ -65,6 +67,7 @@ export function benchConfig(env: NodeJS.ProcessEnv): BenchConfig {
         scheduler: { entries: 1_000, seconds: 10, alignedSeconds: 3 },
         failover: { schedules: 1_000, windowS: 30, settleTimeoutS: 90 },
         herd: { schedules: 200, minutes: 1 },
+        rounds: { rounds: 4, seconds: 10 },
         flood: { schedules: 20, rounds: 4, windowSeconds: 5, junkPerWindow: 2_500, junkConnections: 50, connectionAttempts: 2_500, flooderNice: floodNice(env) },
       }
     : {
@@ -78,6 +81,7 @@ export function benchConfig(env: NodeJS.ProcessEnv): BenchConfig {
         scheduler: { entries: 1_000, seconds: 30, alignedSeconds: 10 },
         failover: { schedules: 10_000, windowS: 60, settleTimeoutS: 300 },
         herd: { schedules: 2_000, minutes: 1 },
+        rounds: { rounds: 4, seconds: 30 },
         flood: { schedules: 20, rounds: 4, windowSeconds: 20, junkPerWindow: 10_000, junkConnections: 50, connectionAttempts: 10_000, flooderNice: floodNice(env) },
       };
 }
