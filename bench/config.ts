@@ -53,6 +53,27 @@ export interface BenchConfig {
 }
 
 export function benchConfig(env: NodeJS.ProcessEnv): BenchConfig {
+  return atScale(sizes(env), env);
+}
+
+/**
+ * BENCH_SCALE=n: the scale and failover scenarios at n schedules (issue 36: 100,000; not in the default
+ * run), their start-up timeouts grown with n: the start-up writes (a finalizer, a dry run and a status
+ * per schedule) went at ~650 a second at 10,000 on this machine, so 100,000 take ~8 minutes.
+ */
+function atScale(cfg: BenchConfig, env: NodeJS.ProcessEnv): BenchConfig {
+  if (env.BENCH_SCALE === undefined || env.BENCH_SCALE === '') return cfg;
+  const n = Number(env.BENCH_SCALE);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`BENCH_SCALE must be a whole number of schedules >= 1, not ${env.BENCH_SCALE}`);
+  const timeoutS = Math.max(cfg.scale.timeoutS, Math.ceil(n / 100));
+  return {
+    ...cfg,
+    scale: { ...cfg.scale, schedules: n, timeoutS },
+    failover: { ...cfg.failover, schedules: n, settleTimeoutS: Math.max(cfg.failover.settleTimeoutS, timeoutS) },
+  };
+}
+
+function sizes(env: NodeJS.ProcessEnv): BenchConfig {
   const quick = env.BENCH_QUICK !== undefined && env.BENCH_QUICK !== '' && env.BENCH_QUICK !== '0';
   const pods = env.BENCH_PODS === '1';
   return quick

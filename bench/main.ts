@@ -6,6 +6,7 @@
 //   BENCH_ONLY=a,b       run only these scenarios (floor, steady, light, rounds, burst, scale, scheduler, failover, herd, flood); results
 //                        then go to bench/results/partial.json, never over latest.json
 //   BENCH_PODS=1         Jobs run a real (kwok) pod instead of completing at once without one
+//   BENCH_SCALE=n        the scale and failover scenarios at n schedules (100000 for issue 36; not in the default run)
 //   BENCH_CPU_PROF=dir   V8 CPU profile of every operator run into dir
 //   BENCH_NODE_OPTIONS   Node flags for the operator instead of the chart's heap limit; BENCH_OPERATOR_MAIN another operator build
 //   BENCH_NODE_ARGS      node's own flags for the operator instead of the image's ENTRYPOINT ones ("" for none)

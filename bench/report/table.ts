@@ -156,6 +156,9 @@ export function tableRows(r: Results): Row[] {
     add('scale', `idle CPU, the next ${s.idle_seconds} s: steady (/proc cross-check)${s.settled ? '' : ' — start-up writes NOT finished'}`, `${f(s.idle_cpu_pct, '%')} (${f(s.idle_cpu_pct_proc, '%')})`, target('scale', 'idle CPU'));
     add('scale', '/metrics with per-schedule gauges: samples, size plain / gzip', `${s.scrape_samples ?? 'n/a'}, ${f(s.scrape_kib, '')} / ${f(s.scrape_gzip_kib, 'KiB')}`);
     add('scale', '/metrics scrape time gzip / plain (median of 5); RSS after', `${f(s.scrape_ms, '')} / ${f(s.scrape_identity_ms, 'ms')}; ${f(s.rss_after_scrapes_mib, 'MiB')}`);
+    add('scale', 'RSS per schedule above the process baseline (idle − the operator leading with no schedules) ÷ schedules, computed', `${f(s.rss_per_schedule_kib, 'KiB')} (${f(s.rss_idle_mib, '')} − ${f(s.baseline_rss_mib, 'MiB')})`);
+    add('scale', 'leader → ready (every schedule compiled and armed)', f(s.ready_after_leading_s, 's'));
+    add('scale', 'test control plane over the steady idle window: CPU, RSS', Object.entries(s.control_plane).map(([k, v]) => `${k} ${f(v.cpu_pct, '%')}, ${f(v.rss_mib, 'MiB')}`).join('; '));
     add('scale', 'Lease lost by the operator during the scenario', s.leader_losses === null ? 'n/a' : String(s.leader_losses));
   }
 
