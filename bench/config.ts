@@ -46,11 +46,34 @@ export interface BenchConfig {
   failover: { schedules: number; windowS: number; settleTimeoutS: number };
   /** `0 * * * * *` vs `H * * * * *`, each side measured over `minutes` whole minutes (issue 25). */
   herd: { schedules: number; minutes: number };
+  /** Issue 36: operator and floor client in alternating rounds, `seconds` each side, steady's and light's sizes. */
+  rounds: { rounds: number; seconds: number };
   /** Issues 21 and 34: rounds of quiet, junk-token, connection-flood and decoy windows (bench/scenarios/flood.ts). */
   flood: { schedules: number; rounds: number; windowSeconds: number; junkPerWindow: number; junkConnections: number; connectionAttempts: number; flooderNice: number };
 }
 
 export function benchConfig(env: NodeJS.ProcessEnv): BenchConfig {
+  return atScale(sizes(env), env);
+}
+
+/**
+ * BENCH_SCALE=n: the scale and failover scenarios at n schedules (issue 36: 100,000; not in the default
+ * run), their start-up timeouts grown with n: the start-up writes (a finalizer, a dry run and a status
+ * per schedule) went at ~650 a second at 10,000 on this machine, so 100,000 take ~8 minutes.
+ */
+function atScale(cfg: BenchConfig, env: NodeJS.ProcessEnv): BenchConfig {
+  if (env.BENCH_SCALE === undefined || env.BENCH_SCALE === '') return cfg;
+  const n = Number(env.BENCH_SCALE);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`BENCH_SCALE must be a whole number of schedules >= 1, not ${env.BENCH_SCALE}`);
+  const timeoutS = Math.max(cfg.scale.timeoutS, Math.ceil(n / 100));
+  return {
+    ...cfg,
+    scale: { ...cfg.scale, schedules: n, timeoutS },
+    failover: { ...cfg.failover, schedules: n, settleTimeoutS: Math.max(cfg.failover.settleTimeoutS, timeoutS) },
+  };
+}
+
+function sizes(env: NodeJS.ProcessEnv): BenchConfig {
   const quick = env.BENCH_QUICK !== undefined && env.BENCH_QUICK !== '' && env.BENCH_QUICK !== '0';
   const pods = env.BENCH_PODS === '1';
   return quick
@@ -65,6 +88,7 @@ export function benchConfig(env: NodeJS.ProcessEnv): BenchConfig {
         scheduler: { entries: 1_000, seconds: 10, alignedSeconds: 3 },
         failover: { schedules: 1_000, windowS: 30, settleTimeoutS: 90 },
         herd: { schedules: 200, minutes: 1 },
+        rounds: { rounds: 4, seconds: 10 },
         flood: { schedules: 20, rounds: 4, windowSeconds: 5, junkPerWindow: 2_500, junkConnections: 50, connectionAttempts: 2_500, flooderNice: floodNice(env) },
       }
     : {
@@ -78,6 +102,7 @@ export function benchConfig(env: NodeJS.ProcessEnv): BenchConfig {
         scheduler: { entries: 1_000, seconds: 30, alignedSeconds: 10 },
         failover: { schedules: 10_000, windowS: 60, settleTimeoutS: 300 },
         herd: { schedules: 2_000, minutes: 1 },
+        rounds: { rounds: 4, seconds: 30 },
         flood: { schedules: 20, rounds: 4, windowSeconds: 20, junkPerWindow: 10_000, junkConnections: 50, connectionAttempts: 10_000, flooderNice: floodNice(env) },
       };
 }

@@ -3,9 +3,10 @@
 // never asserts: prints a table, writes bench/results/latest.json and bench/results/latency.svg.
 //
 //   BENCH_QUICK=1        reduced sizes (about 6 minutes)
-//   BENCH_ONLY=a,b       run only these scenarios (floor, steady, light, burst, scale, scheduler, failover, herd, flood); results
+//   BENCH_ONLY=a,b       run only these scenarios (floor, steady, light, rounds, burst, scale, scheduler, failover, herd, flood); results
 //                        then go to bench/results/partial.json, never over latest.json
 //   BENCH_PODS=1         Jobs run a real (kwok) pod instead of completing at once without one
+//   BENCH_SCALE=n        the scale and failover scenarios at n schedules (100000 for issue 36; not in the default run)
 //   BENCH_CPU_PROF=dir   V8 CPU profile of every operator run into dir
 //   BENCH_NODE_OPTIONS   Node flags for the operator instead of the chart's heap limit; BENCH_OPERATOR_MAIN another operator build
 //   BENCH_NODE_ARGS      node's own flags for the operator instead of the image's ENTRYPOINT ones ("" for none)
@@ -32,6 +33,7 @@ import { type ScaleRun, startScale } from './scenarios/scale.js';
 import { runFailover } from './scenarios/failover.js';
 import { runHerd } from './scenarios/herd.js';
 import { runFlood } from './scenarios/flood.js';
+import { runRounds } from './scenarios/rounds.js';
 import { runScheduler } from './scenarios/scheduler.js';
 import { STEADY_NAMESPACE, runSteady } from './scenarios/steady.js';
 import { installCrd } from '../test/cluster/crd.js';
@@ -39,7 +41,7 @@ import { installCrd } from '../test/cluster/crd.js';
 /** The user of the cluster's admin kubeconfig, which the bench, the operators and the floor client use. */
 const BENCH_USER = 'admin';
 
-const SCENARIOS = ['scheduler', 'floor', 'steady', 'light', 'scale', 'burst', 'failover', 'herd', 'flood'] as const;
+const SCENARIOS = ['scheduler', 'floor', 'steady', 'light', 'rounds', 'scale', 'burst', 'failover', 'herd', 'flood'] as const;
 type Scenario = (typeof SCENARIOS)[number];
 
 /** The repository root: the nearest directory above this file with a package.json. */
@@ -83,6 +85,7 @@ async function main(): Promise<number> {
     floor: failed('floor', notRun),
     steady: failed('steady', notRun),
     light: failed('light', notRun),
+    rounds: failed('rounds', notRun),
     efficiency: failed('efficiency', notRun),
     burst: failed('burst', notRun),
     scale: failed('scale', notRun),
@@ -113,7 +116,7 @@ async function main(): Promise<number> {
   });
 
   let cluster: Cluster | undefined;
-  if (['floor', 'steady', 'light', 'scale', 'burst', 'failover', 'herd', 'flood'].some((s) => only.has(s as Scenario))) {
+  if (['floor', 'steady', 'light', 'rounds', 'scale', 'burst', 'failover', 'herd', 'flood'].some((s) => only.has(s as Scenario))) {
     say('starting a private control plane (etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kwok)');
     // The API server audits the bench's user (the operator runs as it, so does the floor client): the
     // requests per Job counted by the server itself (lib/audit-log.ts).
@@ -128,7 +131,7 @@ async function main(): Promise<number> {
 
       // The Job controller fast enough to finish 100 Jobs/s, so that history deletions keep pace with
       // the creates in steady (and in the floor that mirrors it); the test limits again from scale on.
-      const ticking = ['floor', 'steady', 'light'].some((s) => only.has(s as Scenario));
+      const ticking = ['floor', 'steady', 'light', 'rounds'].some((s) => only.has(s as Scenario));
       if (ticking) await c.restartControllerManager(KCM_FAST_LIMITS);
       await attempt('floor', async () => {
         const r = await runFloor(c, { ...cfg.floor, batchSize: cfg.steady.schedules, lightBatchSize: cfg.light.schedules, pods: cfg.pods });
@@ -150,6 +153,9 @@ async function main(): Promise<number> {
         results.light = r.result;
         samples.light = r.samples;
         await drainJobs(c.kubeconfigPath, LIGHT_NAMESPACE, 180_000);
+      });
+      await attempt('rounds', async () => {
+        results.rounds = await runRounds(c, { ...cfg.rounds, steadySchedules: cfg.steady.schedules, lightSchedules: cfg.light.schedules, pods: cfg.pods });
       });
       if (ticking) await c.restartControllerManager();
       // Scale, then burst: no scenario overlaps another (issue 24).

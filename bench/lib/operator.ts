@@ -60,8 +60,9 @@ export function operatorNodeOptions(): string {
 /**
  * `identity` tells replicas of one namespace apart (the failover scenario runs three). `metricsSecure`:
  * /metrics as the binary's default serves it (HTTPS, authorized); otherwise plain HTTP for the polling.
+ * `args`: operator flags of the scenario's own (the burst's `--qps`/`--burst` at kube-controller-manager's).
  */
-export function makeOperator(cluster: Cluster, namespace: string, identity = `bench-${namespace}`, opts: { metricsSecure?: boolean } = {}): OperatorProcess {
+export function makeOperator(cluster: Cluster, namespace: string, identity = `bench-${namespace}`, opts: { metricsSecure?: boolean; args?: string[] } = {}): OperatorProcess {
   const profDir = process.env.BENCH_CPU_PROF ? resolve(process.env.BENCH_CPU_PROF) : undefined;
   if (profDir) mkdirSync(profDir, { recursive: true });
   const snapDir = heapSnapshotDir();
@@ -85,7 +86,7 @@ export function makeOperator(cluster: Cluster, namespace: string, identity = `be
     logLevel: 'info',
     // BENCH_OPERATOR_ARGS: extra operator flags (space-separated), e.g. --per-schedule-metrics=false.
     metricsSecure: opts.metricsSecure === true,
-    args: ['--leader-election-namespace', namespace, ...(process.env.BENCH_OPERATOR_ARGS ?? '').split(' ').filter(Boolean)],
+    args: ['--leader-election-namespace', namespace, ...(opts.args ?? []), ...(process.env.BENCH_OPERATOR_ARGS ?? '').split(' ').filter(Boolean)],
   });
 }
 
@@ -169,8 +170,8 @@ export async function heapSnapshot(op: OperatorProcess): Promise<void> {
 }
 
 /** Starts the operator and waits until it is Ready and holds the Lease. */
-export async function startLeadingOperator(cluster: Cluster, namespace: string): Promise<OperatorProcess> {
-  const op = makeOperator(cluster, namespace);
+export async function startLeadingOperator(cluster: Cluster, namespace: string, args: string[] = []): Promise<OperatorProcess> {
+  const op = makeOperator(cluster, namespace, undefined, { args });
   await op.start();
   await op.ready(60_000);
   const leading = await waitUntil(async () => (await scrape(op)).get('secondcron_leader') === 1, 30_000);

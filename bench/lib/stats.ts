@@ -95,3 +95,17 @@ export function median(values: readonly number[]): number | null {
   const mid = Math.floor(s.length / 2);
   return s.length % 2 ? (s[mid] as number) : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
 }
+
+/** A figure measured once per round, with the median of the rounds and its spread (issues 34 and 36: never a ratio from one round). */
+export interface RoundRatios {
+  /** Per round, in order (null where a round had no figure). */
+  rounds: (number | null)[];
+  median: number | null;
+  min: number | null;
+  max: number | null;
+}
+
+export function roundRatios(perRound: (number | null)[]): RoundRatios {
+  const known = perRound.filter((v): v is number => v !== null);
+  return { rounds: perRound, median: round2(median(known)), min: known.length ? Math.min(...known) : null, max: known.length ? Math.max(...known) : null };
+}

@@ -7,6 +7,7 @@ import type { FloodResult } from '../scenarios/flood.js';
 import type { FloorResult } from '../scenarios/floor.js';
 import type { HerdResult } from '../scenarios/herd.js';
 import type { LightResult } from '../scenarios/light.js';
+import type { RoundsResult } from '../scenarios/rounds.js';
 import type { ScaleResult } from '../scenarios/scale.js';
 import type { SchedulerResult } from '../scenarios/scheduler.js';
 import type { SteadyResult } from '../scenarios/steady.js';
@@ -31,6 +32,7 @@ export interface Results {
   floor: FloorResult | Failed;
   steady: SteadyResult | Failed;
   light: LightResult | Failed;
+  rounds: RoundsResult | Failed;
   efficiency: Efficiency | Failed;
   burst: BurstResult | Failed;
   scale: ScaleResult | Failed;
@@ -45,6 +47,7 @@ export const FIXED = {
   floor: ['p50_ms', 'p99_ms'],
   steady: ['p50_ms', 'p90_ms', 'p99_ms', 'max_ms', 'expected', 'seen', 'duplicates', 'missed'],
   light: ['p50_ms', 'p99_ms', 'floor_p50_ms', 'floor_p99_ms'],
+  rounds: ['rounds', 'steady', 'light'],
   efficiency: ['requests_per_job', 'requests_by_purpose', 'cpu_s_per_1000_jobs', 'floor_cpu_s_per_1000_creates'],
   burst: ['secondcron_first_ms', 'secondcron_last_ms', 'cronjob_first_ms', 'cronjob_last_ms', 'ratio_last', 'cronjob_default_qps'],
   scale: ['schedules', 'rss_mib', 'ready_s', 'idle_cpu_pct'],

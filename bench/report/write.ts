@@ -35,12 +35,10 @@ const num = (r: object, k: string): number | null => {
 
 export function judge(results: Results): void {
   results.targets = judgeTargets({
-    steady: {
-      p50Ratio: isFailed(results.steady) ? null : results.steady.vs_floor_batches.p50_ratio,
-      p99Ratio: isFailed(results.steady) ? null : results.steady.vs_floor_batches.p99_ratio,
-      duplicates: num(results.steady, 'duplicates'),
-      missed: num(results.steady, 'missed'),
-    },
+    steady: { duplicates: num(results.steady, 'duplicates'), missed: num(results.steady, 'missed') },
+    rounds: isFailed(results.rounds)
+      ? { p50Ratio: null, p99Ratio: null, shareP99Ratio: null }
+      : { p50Ratio: results.rounds.steady.ratio.p50.median, p99Ratio: results.rounds.steady.ratio.p99.median, shareP99Ratio: results.rounds.steady.ratio.client_share_p99.median },
     light: { p50Ratio: num(results.light, 'p50_ratio'), p99Ratio: num(results.light, 'p99_ratio') },
     efficiency: {
       // Judged on the larger of two counts of the same window: the operator's own counter and the
@@ -57,7 +55,6 @@ export function judge(results: Results): void {
       : { junk: results.flood.p99_ratio.junk.median, connections: results.flood.p99_ratio.connections.median, decoy: results.flood.p99_ratio.decoy.median },
     split: {
       steadyOperatorP99: isFailed(results.steady) ? null : (results.steady.split?.client.p99_ms ?? null),
-      floorClientP99: isFailed(results.floor) ? null : (results.floor.batches.split?.client.p99_ms ?? null),
       burstLastReceived: isFailed(results.burst) ? null : (results.burst.secondcron_split?.client.max_ms ?? null),
       burstTokenFloor: isFailed(results.burst) ? null : results.burst.limits.token_bucket_floor_ms,
     },

@@ -4,6 +4,8 @@
 // Job watch arrival minus the slot the controller stamped on the Job. ROUNDS rounds, each with
 // new schedules and after the Job controller finished the previous round's Jobs; the figures are
 // the median round's (by its last Job), and no ratio is given when any round of a side timed out.
+// Then two more rows, ROUNDS rounds each (issue 36): our side with the operator at kube-controller-
+// manager's client limits (like for like), and the CronJob side at kcm's upstream defaults.
 import { parseConfig } from '../../src/config.js';
 import type { Cluster } from '../../test/cluster/cluster.js';
 import { JobWatcher } from '../../test/cluster/job-watcher.js';
@@ -17,17 +19,16 @@ import {
   cronJobManifest,
   cronJobPath,
   restFor,
-  scjManifest,
-  scjPath,
 } from '../lib/kube.js';
-import { finishOperator, procCpuSeconds, scrape, startLeadingOperator } from '../lib/operator.js';
-import type { PromSamples } from '../lib/prom-text.js';
-import { say, sleep, sleepUntil, waitUntil } from '../lib/progress.js';
+import { finishOperator, startLeadingOperator } from '../lib/operator.js';
+import { say } from '../lib/progress.js';
 import { drainJobs } from '../lib/job-drain.js';
 import { round2 } from '../lib/stats.js';
 import { type LatencySplit, describeSplit, splitLatency } from '../lib/latency-split.js';
 import { type CronJobAtDefaults, type CronJobAtDefaultsFailed, cronJobAtDefaultQps } from './burst-default-qps.js';
-import { type BurstSide, measureUpstream, names, side } from './burst-side.js';
+import { type BurstSide, measureUpstream, names } from './burst-side.js';
+import { type OursMeasured, measureOurs } from './burst-ours.js';
+import { type OursAtSameLimits, type OursAtSameLimitsFailed, oursAtKcmLimits } from './burst-same-limits.js';
 import { type OperatorFigures, operatorFigures } from './operator-figures.js';
 
 export interface BurstLimits {
@@ -67,8 +68,10 @@ export interface BurstResult {
   rounds: { secondcron: BurstSide[]; cronjob: BurstSide[]; secondcron_split: (LatencySplit | null)[] };
   timed_out: string[];
   limits: BurstLimits;
-  /** The CronJob side again, kube-controller-manager at its upstream default client limits. */
+  /** The CronJob side again, kube-controller-manager at its upstream default client limits (against our main rounds, each side at its defaults). */
   cronjob_default_qps: CronJobAtDefaults | CronJobAtDefaultsFailed;
+  /** Our side again with the operator at kube-controller-manager's limits of this cluster: the like-for-like ratio (issue 36). */
+  ours_at_kcm_limits: OursAtSameLimits | OursAtSameLimitsFailed;
 }
 
 const NS_OURS = 'bench-burst-secondcron';
@@ -93,64 +96,6 @@ export const BURST_TIMING: { full: BurstTiming; quick: BurstTiming } = {
   quick: { scjLeadMs: 15_000, cronJobLeadMs: 12_000, separationMs: 8_000 },
 };
 
-/** Max of the operator's queue-depth and in-flight gauges, scraped every 250 ms while `active()` (each scrape costs the operator a little). */
-async function sampleQueue(op: OperatorProcess, active: () => boolean): Promise<{ depth: number; inflight: number }> {
-  const max = { depth: 0, inflight: 0 };
-  while (active()) {
-    try {
-      const m = await scrape(op);
-      max.depth = Math.max(max.depth, m.get('secondcron_job_create_queue_depth') ?? 0);
-      max.inflight = Math.max(max.inflight, m.get('secondcron_job_create_inflight') ?? 0);
-    } catch {
-      // a missed sample is not a result
-    }
-    await sleep(250);
-  }
-  return max;
-}
-
-interface OursMeasured {
-  side: { side: BurstSide; latencies: number[] };
-  busyBeforeSlot: boolean;
-  maxQueue: { depth: number; inflight: number };
-  delta: PromSamples;
-  after: PromSamples;
-  windowS: number;
-  cpuPct: number | null;
-  done: boolean;
-}
-
-/** Creates our N schedules for one second `leadMs` ahead and measures that slot. */
-async function measureOurs(rest: KubeRest, op: OperatorProcess, ours: JobWatcher, n: number, pods: boolean, leadMs: number, prefix: string): Promise<OursMeasured> {
-  const slot = Math.ceil(Date.now() / 1000) * 1000 + leadMs;
-  const at = new Date(slot);
-  const schedule = `${at.getUTCSeconds()} ${at.getUTCMinutes()} ${at.getUTCHours()} * * *`;
-  const b = await bulkCreate(rest, scjPath(NS_OURS), names(prefix, n).map((name) => scjManifest(NS_OURS, name, { schedule }, pods)), 16);
-  say(`burst: ${n} SecondCronJobs "${schedule}" created in ${b.ms} ms (slot ${at.toISOString()}, in ${((slot - Date.now()) / 1000).toFixed(1)} s)`);
-
-  // Was the operator still busy adopting the new schedules (finalizer, dry run, status) just before
-  // the slot? Writes only: the Lease renewal (get + update) goes on all the time.
-  const writesOf = (m: PromSamples): number => m.sum('secondcron_api_requests_total', 'verb="patch"') + m.sum('secondcron_api_requests_total', 'verb="create"');
-  await sleepUntil(slot - 1_000);
-  const writesBefore = writesOf(await scrape(op));
-  await sleepUntil(slot - 200);
-  const baseline = await scrape(op);
-  const busyBeforeSlot = writesOf(baseline) > writesBefore;
-  if (busyBeforeSlot) say('burst: WARNING the operator was still adopting the new schedules at the slot');
-  const cpu0 = procCpuSeconds(op.pid as number);
-  let sampling = true;
-  const queue = sampleQueue(op, () => sampling);
-  const done = await waitUntil(() => ours.seen.filter((j) => j.slotMs === slot).length >= n, Math.max(0, slot - Date.now()) + 60_000, 50);
-  sampling = false;
-  const maxQueue = await queue;
-  const after = await scrape(op);
-  const windowS = Math.max(0.2, (Date.now() - (slot - 200)) / 1000);
-  const cpuPct = round2(((procCpuSeconds(op.pid as number) - cpu0) / windowS) * 100);
-  const o = side(ours.seen, n, slot);
-  say(`burst: secondcron ${o.side.seen}/${n} Jobs, first ${o.side.first_ms} ms, p50 ${o.side.p50_ms} ms, p99 ${o.side.p99_ms} ms, last ${o.side.last_ms} ms after the slot${done ? '' : ' (TIMED OUT)'}`);
-  return { side: o, busyBeforeSlot, maxQueue, delta: after.since(baseline), after, windowS, cpuPct, done };
-}
-
 /** One round: N new CronJobs on the next minute slot, N new SecondCronJobs before it if they fit, else after it. */
 async function oneRound(
   rest: KubeRest,
@@ -171,11 +116,11 @@ async function oneRound(
   // Ours before theirs if our set-up, slot and burst fit before it; else after theirs is over, so
   // that neither burst (nor our set-up writes) runs during the other.
   if (Math.ceil(Date.now() / 1000) * 1000 + t.scjLeadMs + t.separationMs <= upstreamSlot) {
-    const o = await measureOurs(rest, op, ours, n, opts.pods, t.scjLeadMs, `burst-${prefix}`);
+    const o = await measureOurs(rest, op, ours, NS_OURS, n, opts.pods, t.scjLeadMs, `burst-${prefix}`);
     return { o, c: await measureUpstream(upstream, n, upstreamSlot) };
   }
   const c = await measureUpstream(upstream, n, upstreamSlot);
-  return { o: await measureOurs(rest, op, ours, n, opts.pods, t.scjLeadMs, `burst-${prefix}`), c };
+  return { o: await measureOurs(rest, op, ours, NS_OURS, n, opts.pods, t.scjLeadMs, `burst-${prefix}`), c };
 }
 
 type BurstOpts = { schedules: number; pods: boolean; floorConcurrentP50Ms: number | null; timing: BurstTiming };
@@ -185,9 +130,17 @@ export async function runBurst(
   opts: BurstOpts,
 ): Promise<{ result: BurstResult; samples: { secondcron: number[]; cronjob: number[]; cronjobDefaultQps: number[] } }> {
   const both = await runBothBursts(cluster, opts);
-  const atDefaults = await cronJobAtDefaultQps(cluster, { ...opts, leadMs: opts.timing.cronJobLeadMs, drainFirst: NS_UPSTREAM, oursLastMs: both.result.timed_out.includes('secondcron') ? null : both.result.secondcron_last_ms });
+  await drainJobs(cluster.kubeconfigPath, NS_OURS, 120_000);
+  await drainJobs(cluster.kubeconfigPath, NS_UPSTREAM, 120_000);
+  const sameLimits = await oursAtKcmLimits(cluster, {
+    ...opts,
+    leadMs: opts.timing.scjLeadMs,
+    rounds: ROUNDS,
+    cronJobLastMs: both.result.timed_out.includes('cronjob') ? null : both.result.cronjob_last_ms,
+  });
+  const atDefaults = await cronJobAtDefaultQps(cluster, { ...opts, leadMs: opts.timing.cronJobLeadMs, rounds: ROUNDS, drainFirst: NS_UPSTREAM, oursLastMs: both.result.timed_out.includes('secondcron') ? null : both.result.secondcron_last_ms });
   return {
-    result: { ...both.result, cronjob_default_qps: atDefaults.result },
+    result: { ...both.result, cronjob_default_qps: atDefaults.result, ours_at_kcm_limits: sameLimits },
     samples: { ...both.samples, cronjobDefaultQps: atDefaults.latencies },
   };
 }
@@ -195,7 +148,7 @@ export async function runBurst(
 async function runBothBursts(
   cluster: Cluster,
   opts: BurstOpts,
-): Promise<{ result: Omit<BurstResult, 'cronjob_default_qps'>; samples: { secondcron: number[]; cronjob: number[] } }> {
+): Promise<{ result: Omit<BurstResult, 'cronjob_default_qps' | 'ours_at_kcm_limits'>; samples: { secondcron: number[]; cronjob: number[] } }> {
   const rest = restFor(cluster.kubeconfigPath);
   const defaults = parseConfig([], {});
   const n = opts.schedules;

@@ -25,7 +25,7 @@ import { bulkCreate, createNamespace, restFor, scjManifest, scjPath } from '../l
 import { auditedJobCreates } from '../lib/latency-split.js';
 import { finishOperator, makeOperator, procCpuSeconds } from '../lib/operator.js';
 import { say, sleepUntil, waitUntil } from '../lib/progress.js';
-import { type Summary, median, round2, summarize } from '../lib/stats.js';
+import { type RoundRatios, type Summary, round2, roundRatios, summarize } from '../lib/stats.js';
 
 export const FLOOD_NAMESPACE = 'bench-flood';
 
@@ -41,14 +41,6 @@ export interface WindowFigures {
   slot_to_watch: Summary;
   /** The operator's CPU over these windows (% of one core, /proc). */
   operator_cpu_pct: number;
-}
-
-export interface RoundRatios {
-  /** Per round: this kind's operator-share p99 over the same round's quiet p99. */
-  rounds: (number | null)[];
-  median: number | null;
-  min: number | null;
-  max: number | null;
 }
 
 export interface FloodResult {
@@ -204,8 +196,7 @@ export async function runFlood(cluster: Cluster, opts: FloodOptions): Promise<{ 
         const [flooded, quiet] = [of(kind), of('quiet')];
         return flooded === null || quiet === null || quiet === 0 ? null : round2(flooded / quiet);
       });
-      const known = perRound.filter((v): v is number => v !== null);
-      return { rounds: perRound, median: round2(median(known)), min: known.length ? Math.min(...known) : null, max: known.length ? Math.max(...known) : null };
+      return roundRatios(perRound);
     };
     const byStatus = (m: Map<string, number>): Record<string, number> => Object.fromEntries([...m].sort(([a], [b]) => Number(a) - Number(b)));
     const junkSent = [...answers.junk.values()].reduce((a, b) => a + b, 0);

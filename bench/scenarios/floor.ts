@@ -142,7 +142,8 @@ function runFloorClient(input: FloorClientInput): Promise<FloorClientOutput> {
   });
 }
 
-async function batchPhase(watcher: JobWatcher, input: FloorClientInput, auditLogPath: string | undefined): Promise<{ b: FloorBatches; samples: number[]; clientShares: number[] }> {
+/** One batch phase from the floor client's own process, its Jobs timed by `watcher` (of `input.namespace`) and split by the audit log. */
+export async function floorBatchPhase(watcher: JobWatcher, input: FloorClientInput, auditLogPath: string | undefined): Promise<{ b: FloorBatches; samples: number[]; clientShares: number[] }> {
   const out = await runFloorClient(input);
   const samples = await watchDelays(watcher, new Map(out.released));
   const arrived = new Map(watcher.seen.map((j) => [j.name, j.arrivedMs]));
@@ -160,15 +161,22 @@ async function batchPhase(watcher: JobWatcher, input: FloorClientInput, auditLog
   };
 }
 
+/**
+ * The namespace and the owner of the floor's Jobs: a real, suspended SecondCronJob, so the Jobs carry
+ * a valid controller reference exactly like the operator's.
+ */
+export async function floorOwner(rest: KubeRest, namespace: string, pods: boolean): Promise<SecondCronJob> {
+  await createNamespace(rest, namespace);
+  return rest.request<SecondCronJob>({
+    verb: 'create',
+    path: scjPath(namespace),
+    body: scjManifest(namespace, OWNER, { intervalSeconds: 3600, suspend: true }, pods),
+  });
+}
+
 export async function runFloor(cluster: Cluster, opts: { sequential: number; concurrent: number; batches: number; batchSize: number; lightBatchSize: number; pods: boolean }): Promise<{ result: FloorResult; samples: FloorSamples }> {
   const rest = restFor(cluster.kubeconfigPath);
-  await createNamespace(rest, NS);
-  // A real owner, so the Jobs carry a valid controller reference exactly like the operator's.
-  const scj = await rest.request<SecondCronJob>({
-    verb: 'create',
-    path: scjPath(NS),
-    body: scjManifest(NS, OWNER, { intervalSeconds: 3600, suspend: true }, opts.pods),
-  });
+  const scj = await floorOwner(rest, NS, opts.pods);
   const watcher = await new JobWatcher({ kubeconfigPath: cluster.kubeconfigPath, namespace: NS }).start();
   try {
     let slot = 1_000_000_000;
@@ -190,7 +198,7 @@ export async function runFloor(cluster: Cluster, opts: { sequential: number; con
       say('floor: waiting for the Job controller to finish the Jobs so far');
       await drainJobs(cluster.kubeconfigPath, NS, 180_000);
       say(`floor: ${opts.batches} batches of ${size} creates released on whole seconds (${shape} without the operator) from a client process of its own`);
-      const r = await batchPhase(watcher, { kubeconfigPath: cluster.kubeconfigPath, namespace: NS, scj, firstSlotS: slot, batches: opts.batches, size, concurrency: CONCURRENCY }, cluster.auditLogPath);
+      const r = await floorBatchPhase(watcher, { kubeconfigPath: cluster.kubeconfigPath, namespace: NS, scj, firstSlotS: slot, batches: opts.batches, size, concurrency: CONCURRENCY }, cluster.auditLogPath);
       slot += (opts.batches + 1) * size; // and one warm-up batch
       const b = r.b.secondToWatch;
       say(`  second → watch p50 ${b.p50_ms} ms p90 ${b.p90_ms} ms p99 ${b.p99_ms} ms max ${b.max_ms} ms; client CPU ${r.b.cpu_s_per_1000_creates} s per 1000 creates (${r.b.client.watch_events} watch events decoded, ${r.b.client.deletes} history deletions sent)`);

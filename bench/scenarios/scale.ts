@@ -13,7 +13,7 @@ import type { PromSamples } from '../lib/prom-text.js';
 import { auditedRequests } from '../lib/audit-log.js';
 import { hourlySchedules } from '../lib/hourly-schedules.js';
 import { bulkCreate, createNamespace, restFor, scjManifest, scjPath } from '../lib/kube.js';
-import { finishOperator, heapSnapshot, makeOperator, procCpuSeconds, procMemoryMiB, scrape, scrapeCost } from '../lib/operator.js';
+import { finishOperator, heapSnapshot, makeOperator, procCpuSeconds, procMemoryMiB, scrape, scrapeCost, startLeadingOperator } from '../lib/operator.js';
 import { say, sleep } from '../lib/progress.js';
 import { ScjWriteWatcher } from '../lib/scj-watcher.js';
 import { PrometheusServer } from '../../test/integration/helpers/prometheus-server.js';
@@ -92,6 +92,17 @@ export interface ScaleResult {
   scrape_identity_ms: number | null;
   /** RSS right after those ten scrapes, MiB (the rendered text is transient). */
   rss_after_scrapes_mib: number | null;
+  /** ready_s − leader_s: how long after it leads the replica has every schedule compiled and armed (issue 36: ≤ 30 s at 100,000). */
+  ready_after_leading_s: number | null;
+  /**
+   * The process baseline (issue 36): VmRSS of the same operator build leading in an empty namespace,
+   * BASELINE_IDLE_MS after it led, MiB, measured before the schedules are created.
+   */
+  baseline_rss_mib: number | null;
+  /** (rss_idle_mib − baseline_rss_mib) × 1024 / schedules: computed from the two measurements, KiB. */
+  rss_per_schedule_kib: number | null;
+  /** The test control plane's own cost beside the operator's: over the steady idle window (CPU, /proc) and at its end (VmRSS). */
+  control_plane: Record<'kube-apiserver' | 'etcd', { cpu_pct: number | null; rss_mib: number | null }>;
 }
 
 export interface ScaleRun {
@@ -114,11 +125,29 @@ const POLL_MS = 250;
 const METRICS_EVERY = 4;
 
 const mib = (bytes: number): number => round2(bytes / 2 ** 20) as number;
+/** How long the baseline operator leads with nothing to schedule before its RSS is read: as long as the scale operator settles before its idle windows. */
+const BASELINE_IDLE_MS = 20_000;
+const CONTROL_PLANE = ['kube-apiserver', 'etcd'] as const;
+
+/** VmRSS of an operator leading with no schedules at all (its own namespace), MiB. */
+async function baselineRss(cluster: Cluster): Promise<number> {
+  const ns = `${NS}-baseline`;
+  await createNamespace(restFor(cluster.kubeconfigPath), ns);
+  const op = await startLeadingOperator(cluster, ns);
+  try {
+    await sleep(BASELINE_IDLE_MS);
+    return round2(procMemoryMiB(op.pid as number).rss) as number;
+  } finally {
+    await finishOperator(op);
+  }
+}
 /** How often a Prometheus scrapes the operator here: the kube-prometheus ServiceMonitor default is 30 s; 15 s is the stricter common choice. */
 const PROMETHEUS_INTERVAL_S = 15;
 
 export async function startScale(cluster: Cluster, opts: { schedules: number; idleSeconds: number; timeoutS: number; pods: boolean }): Promise<ScaleRun> {
   const rest = restFor(cluster.kubeconfigPath);
+  const baseline = await baselineRss(cluster);
+  say(`scale: the operator leading with no schedules: RSS ${baseline} MiB after ${BASELINE_IDLE_MS / 1000} s`);
   await createNamespace(rest, NS);
   const n = opts.schedules;
   say(`scale: creating ${n} hourly SecondCronJobs (32 concurrent POSTs) before the operator starts`);
@@ -163,6 +192,10 @@ export async function startScale(cluster: Cluster, opts: { schedules: number; id
     scrape_samples: null,
     scrape_identity_ms: null,
     rss_after_scrapes_mib: null,
+    ready_after_leading_s: null,
+    baseline_rss_mib: baseline,
+    rss_per_schedule_kib: null,
+    control_plane: { 'kube-apiserver': { cpu_pct: null, rss_mib: null }, etcd: { cpu_pct: null, rss_mib: null } },
     create_s: round2(bulk.ms / 1000) as number,
     create_per_s: bulk.perSecond,
     caches_synced_s: null,
@@ -208,6 +241,7 @@ export async function startScale(cluster: Cluster, opts: { schedules: number; id
         if (leading && r.leader_s === null) r.leader_s = since();
         if (readyz === 200 && leading && active === n && r.ready_s === null) {
           r.ready_s = since();
+          r.ready_after_leading_s = r.leader_s === null ? null : round2(r.ready_s - r.leader_s);
           say(`scale: ready and all ${n} scheduled after ${r.ready_s} s (RSS ${(peakRss / 2 ** 20).toFixed(0)} MiB so far)`);
         }
         if (c.finalizers >= n && c.status >= n && r.writes_done_s === null) {
@@ -265,12 +299,12 @@ export async function startScale(cluster: Cluster, opts: { schedules: number; id
 
   return {
     result: r,
-    measureIdle: () => measureIdle(op, prometheus, r, opts.idleSeconds, { rss: peakRss, heap: peakHeap }).finally(stop),
+    measureIdle: () => measureIdle(cluster, op, prometheus, r, opts.idleSeconds, { rss: peakRss, heap: peakHeap }).finally(stop),
     abort: stop,
   };
 }
 
-async function measureIdle(op: OperatorProcess, prometheus: PrometheusServer, r: ScaleResult, idleSeconds: number, peak: { rss: number; heap: number }): Promise<ScaleResult> {
+async function measureIdle(cluster: Cluster, op: OperatorProcess, prometheus: PrometheusServer, r: ScaleResult, idleSeconds: number, peak: { rss: number; heap: number }): Promise<ScaleResult> {
   const pid = op.pid as number;
   say(`scale: ${SETTLE_MS / 1000} s to settle, then idle CPU over two windows of ${idleSeconds} s (no polling by the bench meanwhile; Prometheus scrapes every ${PROMETHEUS_INTERVAL_S} s)`);
   await sleep(SETTLE_MS);
@@ -291,7 +325,15 @@ async function measureIdle(op: OperatorProcess, prometheus: PrometheusServer, r:
   r.idle_cpu_pct_first_window = first.pct;
   r.idle_cpu_pct_first_window_proc = first.procPct;
   say(`scale: first idle window ${first.pct} % (/proc ${first.procPct} %); the steady window follows`);
+  const cpPids = CONTROL_PLANE.map((name) => [name, cluster.pidOf(name)] as const);
+  const cp0 = cpPids.map(([, pid]) => (pid === undefined ? NaN : procCpuSeconds(pid)));
+  const cpT0 = performance.now();
   const steady = await window();
+  const cpS = (performance.now() - cpT0) / 1000;
+  cpPids.forEach(([name, pid], i) => {
+    if (pid === undefined) return;
+    r.control_plane[name] = { cpu_pct: round2(((procCpuSeconds(pid) - (cp0[i] as number)) / cpS) * 100), rss_mib: round2(procMemoryMiB(pid).rss) };
+  });
   const after = steady.after;
   r.idle_cpu_pct = steady.pct;
   r.idle_cpu_pct_proc = steady.procPct;
@@ -300,6 +342,7 @@ async function measureIdle(op: OperatorProcess, prometheus: PrometheusServer, r:
   const rssIdle = after?.get('process_resident_memory_bytes') ?? mem.rss * 2 ** 20;
   const heapIdle = after?.get('nodejs_heap_size_used_bytes') ?? 0;
   r.rss_idle_mib = mib(rssIdle);
+  r.rss_per_schedule_kib = r.baseline_rss_mib === null ? null : round2(((r.rss_idle_mib - r.baseline_rss_mib) * 1024) / r.schedules);
   r.heap_used_idle_mib = mib(heapIdle);
   r.rss_sampled_mib = mib(Math.max(peak.rss, rssIdle));
   r.heap_used_mib = mib(Math.max(peak.heap, heapIdle));
@@ -318,6 +361,7 @@ async function measureIdle(op: OperatorProcess, prometheus: PrometheusServer, r:
   r.rss_after_scrapes_mib = round2(procMemoryMiB(pid).rss);
   say(`scale: /metrics ${r.scrape_samples} samples, ${r.scrape_kib} KiB (${r.scrape_gzip_kib} KiB gzip); scrape ${r.scrape_ms} ms gzip, ${r.scrape_identity_ms} ms plain; RSS after ${r.rss_after_scrapes_mib} MiB`);
   say(`scale: idle CPU ${r.idle_cpu_pct} % (/proc: ${r.idle_cpu_pct_proc} %); leader lost ${r.leader_losses} time(s); RSS peak (VmHWM) ${r.rss_mib} MiB (sampled ${r.rss_sampled_mib}), idle ${r.rss_idle_mib} MiB; heap peak ${r.heap_used_mib} MiB, idle ${r.heap_used_idle_mib} MiB`);
+  say(`scale: RSS per schedule above the baseline ${r.rss_per_schedule_kib} KiB (idle ${r.rss_idle_mib} − baseline ${r.baseline_rss_mib} MiB, computed); ready ${r.ready_after_leading_s} s after leading; control plane over the idle window: ${CONTROL_PLANE.map((name) => `${name} ${r.control_plane[name].cpu_pct} % CPU, ${r.control_plane[name].rss_mib} MiB`).join(', ')}`);
   say(`scale: Prometheus scraped ${r.prometheus_scrapes} times (${r.prometheus_scrapes_failed} failed), longest ${r.prometheus_scrape_max_ms} ms, ${r.prometheus_samples} samples`);
   return r;
 }

@@ -124,6 +124,8 @@ export interface Cluster {
    * /healthz; without `limits`, back to the test cluster's own (KCM_TEST_LIMITS).
    */
   restartControllerManager(limits?: ClientLimits): Promise<void>;
+  /** The pid of a running control-plane process (the bench reads its CPU and memory from /proc). */
+  pidOf(name: 'etcd' | 'kube-apiserver'): number | undefined;
 }
 
 /** kube-controller-manager's --kube-api-qps / --kube-api-burst (and --concurrent-job-syncs). */
@@ -649,6 +651,11 @@ class LocalCluster implements Cluster {
 
   pauseApiServer(): void {
     this.procs.get('kube-apiserver')?.pause();
+  }
+
+  pidOf(name: 'etcd' | 'kube-apiserver'): number | undefined {
+    const proc = this.procs.get(name);
+    return proc?.running ? proc.pid : undefined;
   }
 
   resumeApiServer(): void {

@@ -5,18 +5,8 @@ import { test } from 'node:test';
 
 import { median } from '../../../bench/lib/stats.js';
 import { type Figures, judgeTargets } from '../../../bench/report/targets.js';
+import { base } from './no-figures.js';
 
-const base: Figures = {
-  steady: { p50Ratio: null, p99Ratio: null, duplicates: null, missed: null },
-  light: { p50Ratio: null, p99Ratio: null },
-  efficiency: { requestsPerJob: null, cpuPer1000: null, floorCpuPer1000: null },
-  ratioLast: null,
-  scale: { rss: null, ready: null, idleCpu: null },
-  schedulerP99: null,
-  split: { steadyOperatorP99: null, floorClientP99: null, burstLastReceived: null, burstTokenFloor: null },
-  failover: { nonCanaryWrites: null, schedules: null },
-  flood: { junk: null, connections: null, decoy: null },
-};
 
 const verdicts = (flood: Figures['flood']): Record<string, boolean | null> =>
   Object.fromEntries(judgeTargets({ ...base, flood }).filter((t) => t.scenario === 'flood').map((t) => [t.figure, t.met]));
