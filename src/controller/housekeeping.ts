@@ -30,8 +30,10 @@ export class Housekeeping {
     if (!hasFinalizer(scj)) await addFinalizer(this.d.writes, scj);
   }
 
-  /** History limits: the executor deletes (it remembers the accepted deletes in the ledger). */
-  /** Deletes the finished Jobs beyond the history limits, chosen now, when the deletes go out. */
+  /**
+   * Deletes the finished Jobs beyond the history limits, chosen now, when the deletes go out; the
+   * executor deletes (it remembers the accepted deletes in the ledger).
+   */
   async prune(key: string, scj: SecondCronJob, rec: ScheduleRecord): Promise<void> {
     const jobs = this.d.executor.historyToPrune(key, scj, rec);
     if (jobs.length > 0) await this.d.executor.deleteJobs(scj, rec, jobs, 'history limit');

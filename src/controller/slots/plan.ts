@@ -142,10 +142,6 @@ function queuedByAnotherLeader(scj: SecondCronJob, jobs: readonly Job[], ledgerD
 }
 
 /**
- * Finished Jobs beyond the history limits, except the Job of the outstanding create's slot (its retry
- * would store a second one) and Jobs whose slot the persisted status does not cover yet.
- */
-/**
  * Finished Jobs beyond the history limits, as they stand when the deletes go out (the reconcile's
  * upkeep, after the decision): never one being deleted, never the slot of the outstanding create (its
  * retry would store a second Job once the first is gone), and only slots the persisted status already
