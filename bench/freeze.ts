@@ -21,7 +21,7 @@ import { type Cluster, startCluster } from '../test/cluster/cluster.js';
 import { installCrd } from '../test/cluster/crd.js';
 import type { OperatorProcess } from '../test/cluster/operator-process.js';
 import { auditedJobWrites } from '../test/integration/helpers/audit-creates.js';
-import { type SlotOnTime, slotsBelow, slotsOnTime, sustainedFrom } from '../test/integration/helpers/slot-recovery.js';
+import { type SlotOnTime, describeShares, slotsBelow, slotsOnTime, sustainedFrom } from '../test/integration/helpers/slot-recovery.js';
 import { SOAK_KCM_LIMITS, controlPlaneGoGC } from './config.js';
 import { bulkCreate, createNamespace, restFor, scjManifest, scjPath } from './lib/kube.js';
 import { commit, load } from './lib/machine.js';
@@ -143,7 +143,7 @@ async function main(): Promise<number> {
         leader: leaderPerSecond(samples, thawedMs, windowMs),
       });
       const r = results.at(-1) as FreezeRun;
-      say(`freeze run ${run}: sustained on time ${r.sustained_ms === null ? 'never' : `${(r.sustained_ms / 1000).toFixed(2)} s`} after SIGCONT; ${r.slots_below} slot(s) from +2 s below ${need}/${schedules}${worst ? `, worst ${worst.onTime} at +${r.worst_slot?.at_s} s (${worst.receivedInTime} received in time, last +${worst.latestReceivedMs} ms, slowest answer ${worst.slowestAnswerMs} ms)` : ''}`);
+      say(`freeze run ${run}: sustained on time ${r.sustained_ms === null ? 'never' : `${(r.sustained_ms / 1000).toFixed(2)} s`} after SIGCONT; ${r.slots_below} slot(s) from +2 s below ${need}/${schedules}${worst ? `, worst at +${r.worst_slot?.at_s} s: ${describeShares(worst)}` : ''}`);
       say(`  on time per second after SIGCONT: ${perSlot.map((s) => s.onTime).join(' ')}`);
       await sleep(15_000);
     }

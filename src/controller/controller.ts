@@ -7,7 +7,7 @@
 // key's upkeep: the finalizer, the template's dry run, history (housekeeping.ts) and status
 // (status-sync.ts), on a second queue with its own workers. A decision never waits for a worker that
 // awaits a write: with both on one queue of 12 workers, 100 one-second schedules whose history deletes
-// took 100–400 ms after an API freeze held every worker, and 30–70 % of each slot's creates were
+// took 100–400 ms after an API freeze held every worker, and up to 73 % of a slot's creates were
 // decided too late, for most of the minute after the freeze (bench/README.md, "Freeze").
 //
 // Parts: schedule-records.ts (what is remembered per resource), executor.ts (the only code that moves
@@ -105,22 +105,17 @@ export class Controller {
       },
       onError: (err, key) => d.log.error('scheduler callback failed', { key, err: err instanceof Error ? err : String(err) }),
     });
-    this.queue = new WorkQueue({
-      reconcile: (key) => this.reconcile(key),
-      workers: DECISION_WORKERS,
-      mono: d.mono,
-      timers: d.timers,
-      random: d.random,
-      onError: (key, err, retryInMs) => d.log.warn('reconcile failed; retrying', { key, err, retryInMs: Math.round(retryInMs) }),
-    });
-    this.upkeepQueue = new WorkQueue({
-      reconcile: (key) => this.upkeep(key),
-      workers: d.workers ?? DEFAULT_WORKERS,
-      mono: d.mono,
-      timers: d.timers,
-      random: d.random,
-      onError: (key, err, retryInMs) => d.log.warn('upkeep failed; retrying', { key, err, retryInMs: Math.round(retryInMs) }),
-    });
+    const queue = (what: string, workers: number, reconcile: (key: string) => Promise<ReconcileResult | void>): WorkQueue =>
+      new WorkQueue({
+        reconcile,
+        workers,
+        mono: d.mono,
+        timers: d.timers,
+        random: d.random,
+        onError: (key, err, retryInMs) => d.log.warn(`${what} failed; retrying`, { key, err, retryInMs: Math.round(retryInMs) }),
+      });
+    this.queue = queue('reconcile', DECISION_WORKERS, (key) => this.reconcile(key));
+    this.upkeepQueue = queue('upkeep', d.workers ?? DEFAULT_WORKERS, (key) => this.upkeep(key));
     // The executor needs the records and the records the executor: the records are read through a getter.
     const records: { get(key: string): ScheduleRecord | undefined } = { get: (key) => this.records.get(key) };
     this.executor = new Executor({ ...d, writes, jobs: this.jobs, records, requeue: (key) => this.queue.addFirst(key) });

@@ -16,7 +16,7 @@ import { eventually } from './helpers/eventually.js';
 import { type OperatorProcess, testOperator } from './helpers/operator.js';
 import { ReplicaCounters, countedInNamespace, minus } from './helpers/replica-counters.js';
 import { auditSlots, perScheduleProblems } from './helpers/slot-audit.js';
-import { type SlotOnTime, slotsBelow, slotsOnTime, sustainedFrom } from './helpers/slot-recovery.js';
+import { type SlotOnTime, describeShares, slotsBelow, slotsOnTime, sustainedFrom } from './helpers/slot-recovery.js';
 import { scjManifest, sleepUntil } from './helpers/scj.js';
 
 const SCHEDULES = 100;
@@ -97,9 +97,7 @@ test('after a 30 s API freeze, >= 95 % of the slots are on time from 2 s after t
   const audit = auditSlots(NAMES.map((name) => ({ name, jobSlots: stored.filter((n) => ownerOfJobName(n) === name).map(slotOfJobName) })), { fromMs, toMs });
   const miscounted = perScheduleProblems(audit, countedInNamespace(counted, 'default'));
   const at = (slotMs: number): string => `+${((slotMs - thawedMs) / 1000).toFixed(1)} s`;
-  // Whose share a slot below the bar lost: creates received late are the operator's, answers slow the server's.
-  const describeSlot = (s: SlotOnTime): string =>
-    `${at(s.slotMs)}: ${s.onTime} on time, ${s.receivedInTime} received in time, ${s.withJob} stored, last received +${s.latestReceivedMs} ms, slowest answer ${s.slowestAnswerMs} ms`;
+  const describeSlot = (s: SlotOnTime): string => `${at(s.slotMs)}: ${describeShares(s)}`;
   const message = [
     `sustained >= ${ON_TIME}/${SCHEDULES} on time from ${sustained === undefined ? 'never' : at(sustained)} after SIGCONT`,
     `${below.length} slot(s) from +${GRACE_MS / 1000} s below it${below.length ? ` (worst ${below[0]?.onTime} at ${at(below[0]?.slotMs ?? 0)}; ${below.map(describeSlot).join(', ')})` : ''}`,

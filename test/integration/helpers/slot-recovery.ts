@@ -63,6 +63,11 @@ export function sustainedFrom(slots: readonly SlotOnTime[], need: number): numbe
   return from;
 }
 
+/** Whose share a slot lost: creates received late are the operator's, answers slow the server's. */
+export function describeShares(s: SlotOnTime): string {
+  return `${s.onTime} on time, ${s.receivedInTime} received in time, ${s.withJob} stored, last received +${s.latestReceivedMs} ms, slowest answer ${s.slowestAnswerMs} ms`;
+}
+
 /** The slots below `need`, worst first. */
 export function slotsBelow(slots: readonly SlotOnTime[], need: number): SlotOnTime[] {
   return slots.filter((s) => s.onTime < need).sort((a, b) => a.onTime - b.onTime || a.slotMs - b.slotMs);
