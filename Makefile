@@ -105,6 +105,11 @@ bench-freeze: deps binaries ## API server frozen 30 s (SIGSTOP) FREEZE_RUNS time
 	npx tsc -p tsconfig.test.json
 	SECONDCRON_BIN_DIR=$(BIN_DIR) FREEZE_RUNS=$(FREEZE_RUNS) $(NODE) build/bench/freeze.js
 
+.PHONY: bench-capacity
+bench-capacity: deps binaries ## the largest rate of 1 s Jobs the control plane sustains: the floor client alone at CAPACITY_RATES (100,80,60,40) for CAPACITY_MINUTES (10) each until no create is late → bench/results/capacity.json (not in CI)
+	npx tsc -p tsconfig.test.json
+	SECONDCRON_BIN_DIR=$(BIN_DIR) $(NODE) build/bench/capacity.js
+
 SOAK_MINUTES ?= 60
 .PHONY: soak
 soak: deps binaries ## 100 schedules × 1 s + churn + a leader handover every 10 min, RSS/heap over time → bench/results/soak.{json,svg} (SOAK_MINUTES=60; not in CI)

@@ -30,7 +30,7 @@ const FLOOR_CLIENT = join(dirname(fileURLToPath(import.meta.url)), '..', 'lib', 
 const round3 = (v: number): number => Math.round(v * 1000) / 1000;
 
 /** The operator's default --max-concurrent-creates: the floor is measured at the operator's concurrency. */
-const CONCURRENCY = parseConfig([], {}).maxConcurrentCreates;
+export const FLOOR_CONCURRENCY = parseConfig([], {}).maxConcurrentCreates;
 
 export interface FloorPhase {
   creates: number;
@@ -124,7 +124,7 @@ async function phase(rest: KubeRest, watcher: JobWatcher, scj: SecondCronJob, fi
 }
 
 /** Runs lib/floor-client.js in its own Node process (the operator's Node flags) and returns its answer. */
-function runFloorClient(input: FloorClientInput): Promise<FloorClientOutput> {
+export function runFloorClient(input: FloorClientInput): Promise<FloorClientOutput> {
   const [command, args] = diesWithParent(process.execPath, [...operatorNodeArgs(), FLOOR_CLIENT]);
   const env: NodeJS.ProcessEnv = { ...process.env, NODE_OPTIONS: operatorNodeOptions() };
   const child = spawn(command, args, { env, stdio: ['pipe', 'pipe', 'inherit'] });
@@ -181,14 +181,14 @@ export async function runFloor(cluster: Cluster, opts: { sequential: number; con
   try {
     let slot = 1_000_000_000;
     say('floor: warming up (50 creates)');
-    await phase(rest, watcher, scj, slot, 50, CONCURRENCY);
+    await phase(rest, watcher, scj, slot, 50, FLOOR_CONCURRENCY);
     slot += 50;
     say(`floor: ${opts.sequential} sequential creates`);
     const seq = await phase(rest, watcher, scj, slot, opts.sequential, 1);
     slot += opts.sequential;
     say(`  round trip p50 ${seq.p.rtt.p50_ms} ms p99 ${seq.p.rtt.p99_ms} ms; create → watch p50 ${seq.p.createToWatch.p50_ms} ms p99 ${seq.p.createToWatch.p99_ms} ms; ${seq.p.perSecond}/s`);
-    say(`floor: ${opts.concurrent} creates, ${CONCURRENCY} in flight`);
-    const conc = await phase(rest, watcher, scj, slot, opts.concurrent, CONCURRENCY);
+    say(`floor: ${opts.concurrent} creates, ${FLOOR_CONCURRENCY} in flight`);
+    const conc = await phase(rest, watcher, scj, slot, opts.concurrent, FLOOR_CONCURRENCY);
     say(`  round trip p50 ${conc.p.rtt.p50_ms} ms p99 ${conc.p.rtt.p99_ms} ms; create → watch p50 ${conc.p.createToWatch.p50_ms} ms p99 ${conc.p.createToWatch.p99_ms} ms; ${conc.p.perSecond}/s`);
     slot += opts.concurrent;
     /** `size` creates released on each of opts.batches whole seconds, from the floor client's process. */
@@ -198,7 +198,7 @@ export async function runFloor(cluster: Cluster, opts: { sequential: number; con
       say('floor: waiting for the Job controller to finish the Jobs so far');
       await drainJobs(cluster.kubeconfigPath, NS, 180_000);
       say(`floor: ${opts.batches} batches of ${size} creates released on whole seconds (${shape} without the operator) from a client process of its own`);
-      const r = await floorBatchPhase(watcher, { kubeconfigPath: cluster.kubeconfigPath, namespace: NS, scj, firstSlotS: slot, batches: opts.batches, size, concurrency: CONCURRENCY }, cluster.auditLogPath);
+      const r = await floorBatchPhase(watcher, { kubeconfigPath: cluster.kubeconfigPath, namespace: NS, scj, firstSlotS: slot, batches: opts.batches, size, concurrency: FLOOR_CONCURRENCY }, cluster.auditLogPath);
       slot += (opts.batches + 1) * size; // and one warm-up batch
       const b = r.b.secondToWatch;
       say(`  second → watch p50 ${b.p50_ms} ms p90 ${b.p90_ms} ms p99 ${b.p99_ms} ms max ${b.max_ms} ms; client CPU ${r.b.cpu_s_per_1000_creates} s per 1000 creates (${r.b.client.watch_events} watch events decoded, ${r.b.client.deletes} history deletions sent)`);
