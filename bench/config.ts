@@ -59,13 +59,15 @@ export function benchConfig(env: NodeJS.ProcessEnv): BenchConfig {
 /**
  * BENCH_SCALE=n: the scale and failover scenarios at n schedules (issue 36: 100,000; not in the default
  * run), their start-up timeouts grown with n: the start-up writes (a finalizer, a dry run and a status
- * per schedule) went at ~650 a second at 10,000 on this machine, so 100,000 take ~8 minutes.
+ * per schedule) went at ~350 a second at 10,000 on this machine and at 260-390 at 100,000 (the API
+ * server then used more than a core of the two; 771.68 s on a quiet machine), so 100,000 take 13-20
+ * minutes: one second per 50 schedules leaves room.
  */
 function atScale(cfg: BenchConfig, env: NodeJS.ProcessEnv): BenchConfig {
   if (env.BENCH_SCALE === undefined || env.BENCH_SCALE === '') return cfg;
   const n = Number(env.BENCH_SCALE);
   if (!Number.isInteger(n) || n < 1) throw new Error(`BENCH_SCALE must be a whole number of schedules >= 1, not ${env.BENCH_SCALE}`);
-  const timeoutS = Math.max(cfg.scale.timeoutS, Math.ceil(n / 100));
+  const timeoutS = Math.max(cfg.scale.timeoutS, Math.ceil(n / 50));
   return {
     ...cfg,
     scale: { ...cfg.scale, schedules: n, timeoutS },
