@@ -246,3 +246,28 @@ test("upkeep apart: status patches and history deletes that hang never keep a sl
   }
   assert.equal(total(await h.missed()), 0, `missed ${JSON.stringify(await h.missed())}`);
 });
+
+test('takeover: a slot that falls due is decided before the other schedules are reconciled, and every schedule is', async () => {
+  // At 100,000 schedules the new leader's first canary Job came 3.2 s after its slot (failover bench,
+  // 2026-12-06): every key was queued ahead of a due one, which then waited for all the reconciles.
+  const h = new ControllerHarness();
+  h.leadership.leader = false;
+  h.leadership.fresh = false;
+  const hourly = Array.from({ length: 50 }, (_, i) => `hourly-${i}`);
+  for (const [i, name] of hourly.entries()) await h.apply(withFinalizer({ intervalSeconds: undefined, schedule: '0 0 * * * *' }, { name, uid: `uid-h${i}` }));
+  await h.apply(withFinalizer()); // ns/hb, every second, listed last
+  const reconciled: string[] = [];
+  const get = h.scjs.get.bind(h.scjs);
+  h.scjs.get = (key: string) => {
+    reconciled.push(key);
+    return get(key);
+  };
+  h.leadership.leader = true;
+  h.leadership.fresh = true;
+  h.controller.startedLeading();
+  h.clock.advance(600); // hb's slot at 10:00:01 falls due before a worker has taken a key
+  await h.advance(100);
+  assert.equal(reconciled[0], 'ns/hb', `the due schedule first: ${reconciled.slice(0, 10).join(' ')}`);
+  assert.deepEqual(new Set(reconciled), new Set(['ns/hb', ...hourly.map((n) => `ns/${n}`)]), 'every schedule reconciled at takeover');
+  assert.deepEqual(h.creates(), [`hb-${sec(1)}`]);
+});
