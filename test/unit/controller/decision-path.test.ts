@@ -248,8 +248,8 @@ test("upkeep apart: status patches and history deletes that hang never keep a sl
 });
 
 test('takeover: a slot that falls due is decided before the other schedules are reconciled, and every schedule is', async () => {
-  // At 100,000 schedules the new leader's first canary Job came 3.2 s after its slot (failover bench,
-  // 2026-12-06): every key was queued ahead of a due one, which then waited for all the reconciles.
+  // Before, every key was queued in the first tier at takeover, and a due one waited behind them all
+  // (failed on main at d881158: hourly-0 … hourly-49 were reconciled before ns/hb).
   const h = new ControllerHarness();
   h.leadership.leader = false;
   h.leadership.fresh = false;
