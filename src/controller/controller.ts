@@ -194,9 +194,9 @@ export class Controller {
   /**
    * Leader-only work starts: every schedule is reconciled, in the ordinary tier, so that a slot falling
    * due meanwhile (its timer's addFirst) is decided before them; in the first tier a due key waited
-   * for all the others. Not enough alone at 100,000 schedules: the reconciles run back to back on
-   * microtasks, so the due timer itself fires only when they are done (first canary Job 3.2 s late,
-   * before and after this change; bench/README, "Failover at 100,000").
+   * for all the others. The timer itself fires only because the queue yields to the event loop
+   * between slices: at 100,000 schedules these reconciles, back to back on microtasks, held it ~3 s
+   * (bench/README, "Failover at 100,000").
    */
   startedLeading(): void {
     for (const scj of this.d.scjs.list()) this.queue.add(objectKey(scj));

@@ -6,8 +6,11 @@
 // due, a create was answered) are taken before the others, like controller-runtime's priority queue,
 // so a slot's decision never waits behind housekeeping. A reconcile never starts inside an add*: the
 // queue starts its workers on the next microtask, so a creator callback or an event handler that adds
-// a key has returned before any decision runs (DESIGN §3: nothing runs re-entrantly). Pure: clocks and
-// timers are injected.
+// a key has returned before any decision runs (DESIGN §3: nothing runs re-entrantly). A run of
+// reconciles that await no I/O would go on microtasks to its end, holding every timer, socket read and
+// Lease renewal until then: the queue hands the event loop a turn after each slice of SLICE_MS. Pure:
+// clocks and timers are injected; the turn is setImmediate, which lets the loop poll I/O and fire
+// timers before the pump goes on.
 import type { MonotonicClock, TimerHandle, Timers } from '../clock/clock.js';
 import { type BackoffPolicy, backoffDelayMs } from '../kube/backoff.js';
 
@@ -35,6 +38,12 @@ export interface WorkQueueOptions {
 // the backoff only has to keep an API server that keeps failing from being hammered.
 const DEFAULT_BACKOFF: BackoffPolicy = { initialMs: 100, maxMs: 30_000 };
 
+// A takeover at 100,000 schedules queues every key, and planning one that is not due takes no I/O:
+// the ~3 s run held the first due slot's timer to its end (the failover bench's canary Job 3.2 s after
+// its slot). A slice bounds what a timer that falls due meanwhile waits for: the slice and the
+// reconcile running at its end.
+const SLICE_MS = 5;
+
 interface Delayed {
   handle: TimerHandle;
   atMonoMs: number;
@@ -54,6 +63,10 @@ export class WorkQueue {
   private readonly idle = new Set<() => void>();
   private stopped = false;
   private pumpQueued = false;
+  /** When the reconciles started since the event loop's last turn began; undefined: none yet. */
+  private sliceStartMs: number | undefined;
+  /** The slice is spent: the pump goes on in the next turn. */
+  private waitingForTurn = false;
 
   constructor(private readonly opts: WorkQueueOptions) {
     if (!(opts.workers >= 1)) throw new RangeError(`work queue: workers must be >= 1, got ${opts.workers}`);
@@ -142,12 +155,35 @@ export class WorkQueue {
 
   private pump(): void {
     while (!this.stopped && this.processing.size < this.opts.workers && this.length > 0) {
+      if (this.sliceSpent()) return;
       const from = this.first.size > 0 ? this.first : this.queued;
       const key = from.values().next().value as string;
       from.delete(key);
       this.processing.add(key);
       void this.run(key);
     }
+  }
+
+  /**
+   * Starts a slice at the first reconcile after a turn of the event loop, and says when it has run
+   * SLICE_MS. The turn that ends a slice is queued when the slice starts: a slice whose reconciles
+   * await I/O ends by itself, and the turn only starts a new one.
+   */
+  private sliceSpent(): boolean {
+    const now = this.opts.mono.nowMs();
+    if (this.sliceStartMs === undefined) {
+      this.sliceStartMs = now;
+      setImmediate(() => {
+        this.sliceStartMs = undefined;
+        if (!this.waitingForTurn) return;
+        this.waitingForTurn = false;
+        this.pump();
+      });
+      return false;
+    }
+    if (now - this.sliceStartMs < SLICE_MS) return false;
+    this.waitingForTurn = true;
+    return true;
   }
 
   private async run(key: string): Promise<void> {

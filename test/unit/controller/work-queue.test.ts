@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
 import { FakeClock } from '../../../src/clock/fake-clock.js';
+import { systemMonotonicClock, systemTimers } from '../../../src/clock/system-clock.js';
 import { type ReconcileResult, WorkQueue } from '../../../src/controller/work-queue.js';
 import { deferred, flush } from '../fakes/fake-rest.js';
 
@@ -168,4 +169,37 @@ test('no reconcile runs inside an add: the caller returns first (a creator callb
   assert.deepEqual(runs, [], 'nothing ran inside the calls');
   await queue.whenIdle();
   assert.deepEqual(runs, ['a', 'b']);
+});
+
+test('a long run of reconciles that await no I/O yields to the event loop: a timer that falls due meanwhile is served within a few ms, not after the run', async () => {
+  // A takeover at 100,000 schedules queues every key, and a reconcile of a schedule that is not due
+  // awaits nothing: without a yield the whole run goes on microtasks and no timer, socket read or
+  // Lease renewal runs until it ends (~3 s there). Real clock and timers: this is about the event loop.
+  const runs: string[] = [];
+  const busyMs = 0.1;
+  const queue = new WorkQueue({
+    reconcile: async (key) => {
+      const until = performance.now() + busyMs;
+      while (performance.now() < until); // CPU only, like planning a slot that is not due
+      runs.push(key);
+    },
+    workers: 8,
+    mono: systemMonotonicClock,
+    timers: systemTimers,
+    random: () => 1,
+  });
+  const keys = 2000; // ≥ 200 ms of CPU in all
+  for (let i = 0; i < keys; i++) queue.add(`idle-${i}`);
+  const start = performance.now();
+  const firedAfterMs = await new Promise<number>((resolve) =>
+    setTimeout(() => {
+      queue.addFirst('due');
+      resolve(performance.now() - start);
+    }, 5),
+  );
+  await queue.whenIdle();
+  assert.equal(runs.length, keys + 1, 'every key ran once');
+  const position = runs.indexOf('due');
+  // Its turn came after at most a slice of reconciles (a few ms of them), not after all 2000.
+  assert.ok(position < keys / 2, `the due key ran at position ${position} of ${keys + 1}, its timer fired ${firedAfterMs.toFixed(1)} ms after the adds`);
 });
