@@ -212,8 +212,41 @@ export function procCpuSeconds(pid: number): number {
 }
 
 /** VmHWM (peak resident set) and VmRSS of a live process, MiB. */
-export function procMemoryMiB(pid: number): { rss: number; hwm: number } {
+export function procMemoryMiB(pid: number): { rss: number; hwm: number; anon: number; file: number } {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = (key: string): number => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
-  return { rss: kb('VmRSS') / 1024, hwm: kb('VmHWM') / 1024 };
+  return { rss: kb('VmRSS') / 1024, hwm: kb('VmHWM') / 1024, anon: kb('RssAnon') / 1024, file: kb('RssFile') / 1024 };
+}
+
+/** Where an operator's resident memory is, MiB: the kernel's split (/proc) and V8's (its /metrics), read together. */
+export interface MemoryBreakdown {
+  rss: number;
+  /** Anonymous pages: the heap, buffers, stacks and the allocator's arenas. */
+  rss_anon: number;
+  /** File-backed pages: the node binary's code and data, shared libraries. */
+  rss_file: number;
+  heap_used: number;
+  /** What V8 holds for its heap (used or not): nodejs_heap_size_total_bytes. */
+  heap_committed: number;
+  /** Memory of JS objects held outside V8's heap (Buffers): nodejs_external_memory_bytes. */
+  external: number;
+  /** rss_anon − heap_committed − external, computed: code space outside the heap, stacks, malloc's arenas and what they keep. */
+  anon_outside_heap: number;
+}
+
+export async function memoryBreakdown(op: OperatorProcess): Promise<MemoryBreakdown> {
+  const m = await scrape(op, 30_000);
+  const proc = procMemoryMiB(op.pid as number);
+  const mib = (name: string): number => (m.get(name) ?? NaN) / 2 ** 20;
+  const [heapCommitted, external] = [mib('nodejs_heap_size_total_bytes'), mib('nodejs_external_memory_bytes')];
+  const r2 = (v: number): number => Math.round(v * 100) / 100;
+  return {
+    rss: r2(proc.rss),
+    rss_anon: r2(proc.anon),
+    rss_file: r2(proc.file),
+    heap_used: r2(mib('nodejs_heap_size_used_bytes')),
+    heap_committed: r2(heapCommitted),
+    external: r2(external),
+    anon_outside_heap: r2(proc.anon - heapCommitted - external),
+  };
 }

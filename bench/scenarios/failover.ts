@@ -1,4 +1,4 @@
-// Scenario: failover at scale. N SecondCronJobs that are not due during the run (hourly, like the
+// Scenario: failover at scale. N SecondCronJobs that are not due during the run (daily, like the
 // scale scenario) plus one canary every second, three replicas of the operator competing for one
 // Lease. Once the leader has adopted every schedule (finalizer, status) and stopped writing, it is
 // killed (SIGKILL: no Lease release, as a crashed node). Measured from outside the operators:
@@ -15,7 +15,7 @@ import { JobWatcher } from '../../test/cluster/job-watcher.js';
 import { type LatencySplit, describeSplit, splitLatency } from '../lib/latency-split.js';
 import type { OperatorProcess } from '../../test/cluster/operator-process.js';
 import { parseConfig } from '../../src/config.js';
-import { hourlySchedules } from '../lib/hourly-schedules.js';
+import { idleSchedules } from '../lib/idle-schedules.js';
 import { bulkCreate, createNamespace, restFor, scjManifest, scjPath } from '../lib/kube.js';
 import { type Change, NamespaceWrites, type ScjChange } from '../lib/namespace-writes.js';
 import { finishOperator, makeOperator, procCpuSeconds, scrape } from '../lib/operator.js';
@@ -93,8 +93,8 @@ export async function runFailover(cluster: Cluster, opts: { schedules: number; w
   const n = opts.schedules;
   const lease = parseConfig([], {});
   await createNamespace(rest, NS);
-  say(`failover: creating ${n} hourly SecondCronJobs (none due during the run)`);
-  const bulk = await bulkCreate(rest, scjPath(NS), hourlySchedules(n).map((s, i) => scjManifest(NS, `hourly-${String(i).padStart(5, '0')}`, { schedule: s }, opts.pods)), 32);
+  say(`failover: creating ${n} daily SecondCronJobs (none due during the run)`);
+  const bulk = await bulkCreate(rest, scjPath(NS), idleSchedules(n).map((s, i) => scjManifest(NS, `idle-${String(i).padStart(5, '0')}`, { schedule: s }, opts.pods)), 32);
   say(`failover: created in ${(bulk.ms / 1000).toFixed(1)} s; starting ${REPLICAS.length} replicas`);
 
   const r: FailoverResult = {

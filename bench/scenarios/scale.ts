@@ -1,4 +1,4 @@
-// Scenario 4: many schedules, few firings. N hourly SecondCronJobs exist before the operator starts;
+// Scenario 4: many schedules, few firings. N daily SecondCronJobs exist before the operator starts;
 // how much memory does it need, how long until everything is scheduled, and what does it cost idle?
 //
 // Two phases: startScale() runs the start-up (until ready and the operator stopped writing), then
@@ -11,9 +11,9 @@ import type { Cluster } from '../../test/cluster/cluster.js';
 import type { OperatorProcess } from '../../test/cluster/operator-process.js';
 import type { PromSamples } from '../lib/prom-text.js';
 import { auditedRequests } from '../lib/audit-log.js';
-import { hourlySchedules } from '../lib/hourly-schedules.js';
+import { idleSchedules } from '../lib/idle-schedules.js';
 import { bulkCreate, createNamespace, restFor, scjManifest, scjPath } from '../lib/kube.js';
-import { finishOperator, heapSnapshot, makeOperator, procCpuSeconds, procMemoryMiB, scrape, scrapeCost, startLeadingOperator } from '../lib/operator.js';
+import { type MemoryBreakdown, finishOperator, heapSnapshot, makeOperator, memoryBreakdown, procCpuSeconds, procMemoryMiB, scrape, scrapeCost, startLeadingOperator } from '../lib/operator.js';
 import { say, sleep } from '../lib/progress.js';
 import { ScjWriteWatcher } from '../lib/scj-watcher.js';
 import { PrometheusServer } from '../../test/integration/helpers/prometheus-server.js';
@@ -101,6 +101,9 @@ export interface ScaleResult {
   baseline_rss_mib: number | null;
   /** (rss_idle_mib − baseline_rss_mib) × 1024 / schedules: computed from the two measurements, KiB. */
   rss_per_schedule_kib: number | null;
+  /** Where the resident memory is, MiB: the baseline operator at its reading and this one at the end of the steady idle window. */
+  memory_baseline_mib: MemoryBreakdown | null;
+  memory_idle_mib: MemoryBreakdown | null;
   /** The test control plane's own cost beside the operator's: over the steady idle window (CPU, /proc) and at its end (VmRSS). */
   control_plane: Record<'kube-apiserver' | 'etcd', { cpu_pct: number | null; rss_mib: number | null }>;
 }
@@ -129,14 +132,14 @@ const mib = (bytes: number): number => round2(bytes / 2 ** 20) as number;
 const BASELINE_IDLE_MS = 20_000;
 const CONTROL_PLANE = ['kube-apiserver', 'etcd'] as const;
 
-/** VmRSS of an operator leading with no schedules at all (its own namespace), MiB. */
-async function baselineRss(cluster: Cluster): Promise<number> {
+/** The memory of an operator leading with no schedules at all (its own namespace). */
+async function baselineMemory(cluster: Cluster): Promise<MemoryBreakdown> {
   const ns = `${NS}-baseline`;
   await createNamespace(restFor(cluster.kubeconfigPath), ns);
   const op = await startLeadingOperator(cluster, ns);
   try {
     await sleep(BASELINE_IDLE_MS);
-    return round2(procMemoryMiB(op.pid as number).rss) as number;
+    return await memoryBreakdown(op);
   } finally {
     await finishOperator(op);
   }
@@ -146,12 +149,12 @@ const PROMETHEUS_INTERVAL_S = 15;
 
 export async function startScale(cluster: Cluster, opts: { schedules: number; idleSeconds: number; timeoutS: number; pods: boolean }): Promise<ScaleRun> {
   const rest = restFor(cluster.kubeconfigPath);
-  const baseline = await baselineRss(cluster);
-  say(`scale: the operator leading with no schedules: RSS ${baseline} MiB after ${BASELINE_IDLE_MS / 1000} s`);
+  const baseline = await baselineMemory(cluster);
+  say(`scale: the operator leading with no schedules, after ${BASELINE_IDLE_MS / 1000} s: ${describeMemory(baseline)}`);
   await createNamespace(rest, NS);
   const n = opts.schedules;
-  say(`scale: creating ${n} hourly SecondCronJobs (32 concurrent POSTs) before the operator starts`);
-  const bulk = await bulkCreate(rest, scjPath(NS), hourlySchedules(n).map((s, i) => scjManifest(NS, `hourly-${String(i).padStart(5, '0')}`, { schedule: s }, opts.pods)), 32);
+  say(`scale: creating ${n} daily SecondCronJobs (32 concurrent POSTs) before the operator starts`);
+  const bulk = await bulkCreate(rest, scjPath(NS), idleSchedules(n).map((s, i) => scjManifest(NS, `idle-${String(i).padStart(5, '0')}`, { schedule: s }, opts.pods)), 32);
   say(`scale: created in ${(bulk.ms / 1000).toFixed(1)} s (${bulk.perSecond}/s)`);
   const writes = await new ScjWriteWatcher(cluster.kubeconfigPath, NS).start();
 
@@ -193,7 +196,9 @@ export async function startScale(cluster: Cluster, opts: { schedules: number; id
     scrape_identity_ms: null,
     rss_after_scrapes_mib: null,
     ready_after_leading_s: null,
-    baseline_rss_mib: baseline,
+    baseline_rss_mib: baseline.rss,
+    memory_baseline_mib: baseline,
+    memory_idle_mib: null,
     rss_per_schedule_kib: null,
     control_plane: { 'kube-apiserver': { cpu_pct: null, rss_mib: null }, etcd: { cpu_pct: null, rss_mib: null } },
     create_s: round2(bulk.ms / 1000) as number,
@@ -348,6 +353,7 @@ async function measureIdle(cluster: Cluster, op: OperatorProcess, prometheus: Pr
   r.heap_used_mib = mib(Math.max(peak.heap, heapIdle));
   r.rss_hwm_mib = round2(mem.hwm);
   r.rss_mib = r.rss_hwm_mib;
+  r.memory_idle_mib = await memoryBreakdown(op).catch(() => null);
   await prometheusFigures(prometheus, r);
   await heapSnapshot(op);
   // The per-schedule gauges make /metrics grow with the schedules: what one scrape costs.
@@ -362,6 +368,7 @@ async function measureIdle(cluster: Cluster, op: OperatorProcess, prometheus: Pr
   say(`scale: /metrics ${r.scrape_samples} samples, ${r.scrape_kib} KiB (${r.scrape_gzip_kib} KiB gzip); scrape ${r.scrape_ms} ms gzip, ${r.scrape_identity_ms} ms plain; RSS after ${r.rss_after_scrapes_mib} MiB`);
   say(`scale: idle CPU ${r.idle_cpu_pct} % (/proc: ${r.idle_cpu_pct_proc} %); leader lost ${r.leader_losses} time(s); RSS peak (VmHWM) ${r.rss_mib} MiB (sampled ${r.rss_sampled_mib}), idle ${r.rss_idle_mib} MiB; heap peak ${r.heap_used_mib} MiB, idle ${r.heap_used_idle_mib} MiB`);
   say(`scale: RSS per schedule above the baseline ${r.rss_per_schedule_kib} KiB (idle ${r.rss_idle_mib} − baseline ${r.baseline_rss_mib} MiB, computed); ready ${r.ready_after_leading_s} s after leading; control plane over the idle window: ${CONTROL_PLANE.map((name) => `${name} ${r.control_plane[name].cpu_pct} % CPU, ${r.control_plane[name].rss_mib} MiB`).join(', ')}`);
+  if (r.memory_idle_mib) say(`scale: idle memory: ${describeMemory(r.memory_idle_mib)}`);
   say(`scale: Prometheus scraped ${r.prometheus_scrapes} times (${r.prometheus_scrapes_failed} failed), longest ${r.prometheus_scrape_max_ms} ms, ${r.prometheus_samples} samples`);
   return r;
 }
@@ -379,4 +386,8 @@ async function prometheusFigures(prometheus: PrometheusServer, r: ScaleResult): 
   const longest = await one(`max_over_time(scrape_duration_seconds${range})`);
   r.prometheus_scrape_max_ms = longest === null ? null : round2(longest * 1000);
   r.prometheus_samples = await one('scrape_samples_scraped');
+}
+
+function describeMemory(m: MemoryBreakdown): string {
+  return `RSS ${m.rss} MiB (anonymous ${m.rss_anon}, file ${m.rss_file}); heap used ${m.heap_used} of ${m.heap_committed} committed; external ${m.external}; anonymous outside them ${m.anon_outside_heap}`;
 }
