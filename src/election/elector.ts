@@ -56,7 +56,8 @@ export interface ElectorCounters {
 type AttemptOutcome =
   /** We hold the lease; the write that proves it was sent at `writeStartMonoMs`. */
   | { kind: 'acquired'; writeStartMonoMs: number }
-  | { kind: 'heldByOther'; holder: string }
+  /** Held by another replica; its Lease expires, for us, at expiresAtMonoMs (our clock, from when we saw it change). */
+  | { kind: 'heldByOther'; holder: string; expiresAtMonoMs: number }
   | { kind: 'failed' }
   /** The attempt was abandoned (stop, loss, release): its result must be ignored. */
   | { kind: 'abandoned' };
@@ -71,9 +72,10 @@ type AttemptOutcome =
  * On top of that, the leader fences itself: isLeaderFresh() turns false as soon as renewDeadline
  * has passed since the last successful renew, which is before any follower can take over.
  *
- * One departure from client-go's loop: the retry period counts from the start of an attempt, not
+ * Two departures from client-go's loop: the retry period counts from the start of an attempt, not
  * from its end, because our store calls have a per-call timeout and client-go's do not (see
- * scheduleNextAttempt).
+ * scheduleNextAttempt); and a candidate tries again at the instant a held Lease expires for it when
+ * that comes before its next attempt (runAttempt), which the two rules above keep safe.
  */
 export class LeaderElector {
   readonly identity: string;
@@ -294,7 +296,13 @@ export class LeaderElector {
         this.becomeLeader(outcome.writeStartMonoMs);
         this.scheduleNextAttempt(attemptStartMonoMs, this.timing.retryPeriodMs);
       } else {
-        this.scheduleNextAttempt(attemptStartMonoMs, this.jitteredRetryMs());
+        // A held Lease is tried again when it expires for us, if that comes before the next attempt:
+        // a dead leader's Lease is taken at its expiry, not up to a retry period later (kill → Lease
+        // 18.3 s at lease 15 s in the failover bench). A live leader's renewals, seen at every read,
+        // keep the expiry a lease duration ahead: reads stay one per retry period.
+        const retryMs = this.jitteredRetryMs();
+        const untilExpiryMs = outcome.kind === 'heldByOther' ? outcome.expiresAtMonoMs - attemptStartMonoMs : retryMs;
+        this.scheduleNextAttempt(attemptStartMonoMs, Math.min(retryMs, untilExpiryMs));
       }
       return;
     }
@@ -385,7 +393,7 @@ export class LeaderElector {
     // The observed record carries the lease duration the holder asked for; it runs on our clock.
     const expiresAtMonoMs = this.observedMonoMs + current.record.leaseDurationSeconds * 1000;
     if (holder !== '' && holder !== this.identity && expiresAtMonoMs > this.mono.nowMs()) {
-      return { kind: 'heldByOther', holder };
+      return { kind: 'heldByOther', holder, expiresAtMonoMs };
     }
 
     const weHoldIt = holder === this.identity;

@@ -62,10 +62,9 @@ describe('LeaderElector: takeover after a leader dies', () => {
   ] as const) {
     it(`ignores remote timestamps: leader wall clock ${label}, takeover after leaseDuration on the follower's own clock`, async () => {
       const { c, b, firstSeenLastWriteAt, takeoverAt } = await crashLeaderWithSkewedClock(skewMs);
-      // The follower waits leaseDuration from when IT saw the last change, then takes over at
-      // its next retry (attempts are retryPeriod apart, so that is leaseDuration + 1 s here).
-      assert.ok(takeoverAt - firstSeenLastWriteAt >= LEASE);
-      assert.equal(takeoverAt, firstSeenLastWriteAt + LEASE + 1_000);
+      // The follower waits leaseDuration from when IT saw the last change and tries at that instant,
+      // not at its next retry on the retry-period grid (which was leaseDuration + 1 s here).
+      assert.equal(takeoverAt, firstSeenLastWriteAt + LEASE);
       const lease = c.store.current();
       assert.equal(lease?.record.holderIdentity, 'b');
       assert.equal(lease?.record.leaseTransitions, 1);
@@ -95,8 +94,9 @@ describe('LeaderElector: takeover after a leader dies', () => {
     const waited = await c.runUntil(() => b.elector.isLeader(), 3 * LEASE);
     const firstGet = c.store.log.find((e) => e.client === 'b');
     assert.equal(firstGet?.atMs, startedAt + 1);
-    // Attempts at +1, +2001, …: the first one at least 15 s after the first observation is +16001.
-    assert.equal(waited, 16_001);
+    // Seen at +1, so the Lease expires for it at +15001, between its attempts at +14001 and +16001
+    // (the retry grid): it tries at the expiry.
+    assert.equal(waited, 15_001);
     assert.equal(c.store.current()?.record.leaseTransitions, 4);
   });
 
@@ -106,6 +106,23 @@ describe('LeaderElector: takeover after a leader dies', () => {
     const b = c.replica('b');
     b.elector.start();
     const waited = await c.runUntil(() => b.elector.isLeader(), 100_000);
-    assert.equal(waited, 40_001);
+    assert.equal(waited, 40_001); // seen at +1, expired for it 40 s later
+  });
+});
+
+describe('LeaderElector: trying at the expiry adds no reads while the leader lives', () => {
+  it('a follower of a renewing leader reads the Lease once per retry period, as before', async () => {
+    const c = new Cluster();
+    const a = c.replica('a');
+    const b = c.replica('b');
+    a.elector.start();
+    await c.run(1);
+    b.elector.start();
+    await c.run(10_000);
+    const from = c.now();
+    await c.run(60_000, () => assert.equal(b.elector.isLeader(), false));
+    const reads = c.store.log.filter((e) => e.client === 'b' && e.op === 'get' && e.atMs > from).length;
+    assert.equal(reads, 60_000 / RETRY);
+    assert.equal(a.elector.getState(), 'Leader');
   });
 });
