@@ -158,15 +158,16 @@ function heapSnapshotDir(): string | undefined {
   return dir;
 }
 
-/** Writes a heap snapshot when BENCH_HEAP_SNAPSHOT is set; resolves once the file is complete. */
-export async function heapSnapshot(op: OperatorProcess): Promise<void> {
+/** Writes a heap snapshot when BENCH_HEAP_SNAPSHOT is set; resolves once the file is complete, true if it was written. */
+export async function heapSnapshot(op: OperatorProcess): Promise<boolean> {
   const dir = heapSnapshotDir();
-  if (!dir || op.pid === undefined) return;
+  if (!dir || op.pid === undefined) return false;
   const before = new Set(readdirSync(dir));
   process.kill(op.pid, HEAP_SNAPSHOT_SIGNAL);
   // Written synchronously by the operator's main thread: /metrics answers again once it is done.
   const written = await waitUntil(async () => readdirSync(dir).some((f) => !before.has(f)) && (await scrape(op, 60_000)) !== undefined, 120_000, 1_000);
   say(written ? `  heap snapshot of ${op.identity} written to ${dir}` : `  no heap snapshot from ${op.identity} within 120 s`);
+  return written;
 }
 
 /** Starts the operator and waits until it is Ready and holds the Lease. */

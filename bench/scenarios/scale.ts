@@ -104,6 +104,11 @@ export interface ScaleResult {
   /** Where the resident memory is, MiB: the baseline operator at its reading and this one at the end of the steady idle window. */
   memory_baseline_mib: MemoryBreakdown | null;
   memory_idle_mib: MemoryBreakdown | null;
+  /**
+   * The same right after a heap snapshot (BENCH_HEAP_SNAPSHOT), which collects every dead object first:
+   * what of memory_idle_mib was garbage not yet collected. null without a snapshot.
+   */
+  memory_after_snapshot_mib: MemoryBreakdown | null;
   /** The test control plane's own cost beside the operator's: over the steady idle window (CPU, /proc) and at its end (VmRSS). */
   control_plane: Record<'kube-apiserver' | 'etcd', { cpu_pct: number | null; rss_mib: number | null }>;
 }
@@ -199,6 +204,7 @@ export async function startScale(cluster: Cluster, opts: { schedules: number; id
     baseline_rss_mib: baseline.rss,
     memory_baseline_mib: baseline,
     memory_idle_mib: null,
+    memory_after_snapshot_mib: null,
     rss_per_schedule_kib: null,
     control_plane: { 'kube-apiserver': { cpu_pct: null, rss_mib: null }, etcd: { cpu_pct: null, rss_mib: null } },
     create_s: round2(bulk.ms / 1000) as number,
@@ -355,7 +361,7 @@ async function measureIdle(cluster: Cluster, op: OperatorProcess, prometheus: Pr
   r.rss_mib = r.rss_hwm_mib;
   r.memory_idle_mib = await memoryBreakdown(op).catch(() => null);
   await prometheusFigures(prometheus, r);
-  await heapSnapshot(op);
+  if (await heapSnapshot(op)) r.memory_after_snapshot_mib = await memoryBreakdown(op).catch(() => null);
   // The per-schedule gauges make /metrics grow with the schedules: what one scrape costs.
   const gz = await scrapeCost(op, 'gzip');
   const plain = await scrapeCost(op, 'identity');
@@ -369,6 +375,7 @@ async function measureIdle(cluster: Cluster, op: OperatorProcess, prometheus: Pr
   say(`scale: idle CPU ${r.idle_cpu_pct} % (/proc: ${r.idle_cpu_pct_proc} %); leader lost ${r.leader_losses} time(s); RSS peak (VmHWM) ${r.rss_mib} MiB (sampled ${r.rss_sampled_mib}), idle ${r.rss_idle_mib} MiB; heap peak ${r.heap_used_mib} MiB, idle ${r.heap_used_idle_mib} MiB`);
   say(`scale: RSS per schedule above the baseline ${r.rss_per_schedule_kib} KiB (idle ${r.rss_idle_mib} − baseline ${r.baseline_rss_mib} MiB, computed); ready ${r.ready_after_leading_s} s after leading; control plane over the idle window: ${CONTROL_PLANE.map((name) => `${name} ${r.control_plane[name].cpu_pct} % CPU, ${r.control_plane[name].rss_mib} MiB`).join(', ')}`);
   if (r.memory_idle_mib) say(`scale: idle memory: ${describeMemory(r.memory_idle_mib)}`);
+  if (r.memory_after_snapshot_mib) say(`scale: after the heap snapshot's collection: ${describeMemory(r.memory_after_snapshot_mib)}`);
   say(`scale: Prometheus scraped ${r.prometheus_scrapes} times (${r.prometheus_scrapes_failed} failed), longest ${r.prometheus_scrape_max_ms} ms, ${r.prometheus_samples} samples`);
   return r;
 }
