@@ -50,11 +50,7 @@ describe('LeaderElector: healthy() and isLeaderFresh()', () => {
 
   it('followers are healthy even when they cannot reach the store for a long time', async () => {
     const c = new Cluster();
-    const a = c.replica('a');
-    const b = c.replica('b');
-    a.elector.start();
-    await c.run(1);
-    b.elector.start();
+    const { b } = await c.leaderAndFollower();
     b.client.fault = { kind: 'error' };
     await c.run(5 * LEASE, () => assert.equal(b.elector.healthy(), true));
     assert.ok(b.elector.counters().storeErrors > 10);

@@ -69,11 +69,7 @@ describe('LeaderElector: release()', () => {
 
   it('does not write when this process never held the Lease', async () => {
     const c = new Cluster();
-    const a = c.replica('a');
-    const b = c.replica('b');
-    a.elector.start();
-    await c.run(1);
-    b.elector.start();
+    const { b } = await c.leaderAndFollower();
     await c.run(3_000);
     const writes = c.store.writes('b').length;
     await b.elector.release();

@@ -113,11 +113,7 @@ describe('LeaderElector: takeover after a leader dies', () => {
 describe('LeaderElector: trying at the expiry adds no reads while the leader lives', () => {
   it('a follower of a renewing leader reads the Lease once per retry period, as before', async () => {
     const c = new Cluster();
-    const a = c.replica('a');
-    const b = c.replica('b');
-    a.elector.start();
-    await c.run(1);
-    b.elector.start();
+    const { a, b } = await c.leaderAndFollower();
     await c.run(10_000);
     const from = c.now();
     await c.run(60_000, () => assert.equal(b.elector.isLeader(), false));

@@ -65,6 +65,16 @@ export class Cluster {
     return this.clock.mono.nowMs();
   }
 
+  /** Replica 'a' starts on an absent Lease and takes it; 'b' starts 1 ms later and follows it. */
+  async leaderAndFollower(): Promise<{ a: Replica; b: Replica }> {
+    const a = this.replica('a');
+    const b = this.replica('b');
+    a.elector.start();
+    await this.run(1);
+    b.elector.start();
+    return { a, b };
+  }
+
   /**
    * Advances fake time by `ms`, timer by timer, letting the promise chains each timer starts
    * (store calls, elector continuations) finish before the next timer runs.
