@@ -16,9 +16,9 @@ export function deflatePiece(bytes: Buffer): DeflatedPiece {
   // Level 1: 5× faster than the default 6 on these repetitive lines, and 1 % larger.
   const out = deflateRawSync(bytes, { level: constants.Z_BEST_SPEED, finishFlush: constants.Z_SYNC_FLUSH });
   // Copied into a buffer of its own: the answer is a view of zlib's 16 KiB output chunk, and
-  // Buffer.from would take a slice of Node's shared pool (64 KiB in Node.js 24, 8 KiB in 20). A kept piece of a
-  // few hundred bytes would otherwise hold either: 22 MiB for 10,000 schedules' 0.27 MiB of pieces
-  // (scale bench, heap snapshot, Node.js 24).
+  // Buffer.from would take a slice of Node's shared pool (64 KiB in Node.js 24, 8 KiB in 20). A kept
+  // piece of a few hundred bytes would otherwise hold either: 22 MiB for 10,000 schedules' 0.27 MiB
+  // of pieces (scale bench, heap snapshot, Node.js 24).
   const data = Buffer.allocUnsafeSlow(out.length);
   out.copy(data);
   return { data, crc: crc32(bytes), size: bytes.length };
