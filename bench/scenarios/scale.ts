@@ -106,7 +106,8 @@ export interface ScaleResult {
   memory_idle_mib: MemoryBreakdown | null;
   /**
    * The same right after a heap snapshot (BENCH_HEAP_SNAPSHOT), which collects every dead object first:
-   * what of memory_idle_mib was garbage not yet collected. null without a snapshot.
+   * what of memory_idle_mib was garbage not yet collected (heap, external). Its RSS is not comparable:
+   * writing the snapshot itself took ~370 MiB at 10,000 schedules. null without a snapshot.
    */
   memory_after_snapshot_mib: MemoryBreakdown | null;
   /** The test control plane's own cost beside the operator's: over the steady idle window (CPU, /proc) and at its end (VmRSS). */
