@@ -79,7 +79,7 @@ async function main(): Promise<void> {
   const elector = cfg.leaderElect
     ? new LeaderElector({
         identity,
-        store: new KubeLeaseStore({ rest, namespace: cfg.leaderElectionNamespace, name: cfg.leaseName }),
+        store: new KubeLeaseStore({ rest, namespace: cfg.leaderElectionNamespace, name: cfg.leaseName, log, mono, timers, random }),
         monotonic: mono,
         wall,
         timers,

@@ -72,10 +72,11 @@ type AttemptOutcome =
  * On top of that, the leader fences itself: isLeaderFresh() turns false as soon as renewDeadline
  * has passed since the last successful renew, which is before any follower can take over.
  *
- * Two departures from client-go's loop: the retry period counts from the start of an attempt, not
+ * Three departures from client-go's loop: the retry period counts from the start of an attempt, not
  * from its end, because our store calls have a per-call timeout and client-go's do not (see
- * scheduleNextAttempt); and a candidate tries again at the instant a held Lease expires for it when
- * that comes before its next attempt (runAttempt), which the two rules above keep safe.
+ * scheduleNextAttempt); a candidate tries again at the instant a held Lease expires for it when
+ * that comes before its next attempt (runAttempt); and when the store can watch the Lease, each new
+ * version counts as seen when it arrives (observeWatched). The two rules above keep all three safe.
  */
 export class LeaderElector {
   readonly identity: string;
@@ -103,6 +104,7 @@ export class LeaderElector {
   /** When the latest attempt started (monotonic): the next one is due a retry period after it. */
   private lastAttemptStartMonoMs = 0;
   private releasing: Promise<void> | null = null;
+  private unwatch: (() => void) | null = null;
 
   private readonly stats: ElectorCounters = {
     leaderChangesObserved: 0,
@@ -130,6 +132,7 @@ export class LeaderElector {
     if (this.state === 'Stopped') throw new Error('leader election: cannot start an elector after stop() or release()');
     if (this.state !== 'Idle') return;
     this.setState('Candidate');
+    this.unwatch = this.store.watch?.((lease) => this.observeWatched(lease)) ?? null;
     this.scheduleAttempt(0);
   }
 
@@ -183,6 +186,8 @@ export class LeaderElector {
     if (this.state === 'Stopped') return;
     const wasLeader = this.state === 'Leader';
     this.disownInflightWork();
+    this.unwatch?.();
+    this.unwatch = null;
     this.setState('Stopped');
     if (wasLeader) {
       this.stats.leadershipLosses++;
@@ -441,6 +446,18 @@ export class LeaderElector {
   }
 
   // ---- bookkeeping ------------------------------------------------------------------------
+
+  /**
+   * A version of the Lease from the store's watch. Observed like a read, so a follower times a dead
+   * leader's Lease out a lease duration after that leader's last renew arrived, not after the read that
+   * found it up to a retry period later (kill → Lease 16.5 s at lease 15 s, 100,000 schedules, without
+   * it). Safe on the same two rules: the moment is on our clock and no earlier than the write itself,
+   * and our next write still carries the version we read. A deletion is left to the next read.
+   */
+  private observeWatched(lease: VersionedLease | null): void {
+    if (this.state === 'Stopped' || lease === null) return;
+    this.observe(lease);
+  }
 
   /** Remembers a record when it changed, timing it on OUR monotonic clock, and reports new holders. */
   private observe(lease: VersionedLease): void {

@@ -2,9 +2,14 @@
  * LeaseStore on a coordination.k8s.io/v1 Lease, through the operator's REST client: Lease calls share
  * its keep-alive connection (a renew must not pay a TLS handshake on a loaded node), carry the
  * elector's AbortSignal, and are counted in secondcron_api_requests_total like every other call.
+ * Its watch is a reflector on that one Lease (a field selector on its name, which RBAC grants by name).
  */
+import type { MonotonicClock, Timers } from '../clock/clock.js';
+import type { Logger } from '../log.js';
 import { ApiError } from '../kube/api-error.js';
+import { Reflector } from '../kube/reflector.js';
 import type { RestClient } from '../kube/rest.js';
+import type { ObjectMeta } from '../kube/types.js';
 import type { LeaseRecord, VersionedLease } from './lease-record.js';
 import { LeaseConflictError, type LeaseStore } from './lease-store.js';
 
@@ -12,6 +17,11 @@ export interface KubeLeaseStoreOptions {
   rest: RestClient;
   namespace: string;
   name: string;
+  /** What the watch's reflector needs. */
+  log: Logger;
+  mono: MonotonicClock;
+  timers: Timers;
+  random: () => number;
 }
 
 interface LeaseObject {
@@ -71,20 +81,36 @@ export class KubeLeaseStore implements LeaseStore {
     }
   }
 
+  watch(onChange: (lease: VersionedLease | null) => void): () => void {
+    const { rest, namespace, name, log, mono, timers, random } = this.opts;
+    const reflector = new Reflector<LeaseObject & { metadata: ObjectMeta }>({ name: `lease ${namespace}/${name}`, rest, path: this.path, fieldSelector: `metadata.name=${name}`, log, mono, timers, random });
+    reflector.addEventHandler({
+      added: (lease) => onChange(versioned(lease)),
+      updated: (_old, lease) => onChange(versioned(lease)),
+      deleted: () => onChange(null),
+    });
+    reflector.start();
+    return () => reflector.stop();
+  }
+
   private remember(lease: LeaseObject): VersionedLease {
     this.last = lease;
-    const spec = lease.spec ?? {};
-    return {
-      record: {
-        holderIdentity: spec.holderIdentity ?? '',
-        leaseDurationSeconds: spec.leaseDurationSeconds ?? 0,
-        acquireTimeMs: parseTime(spec.acquireTime),
-        renewTimeMs: parseTime(spec.renewTime),
-        leaseTransitions: spec.leaseTransitions ?? 0,
-      },
-      resourceVersion: lease.metadata.resourceVersion ?? '',
-    };
+    return versioned(lease);
   }
+}
+
+function versioned(lease: LeaseObject): VersionedLease {
+  const spec = lease.spec ?? {};
+  return {
+    record: {
+      holderIdentity: spec.holderIdentity ?? '',
+      leaseDurationSeconds: spec.leaseDurationSeconds ?? 0,
+      acquireTimeMs: parseTime(spec.acquireTime),
+      renewTimeMs: parseTime(spec.renewTime),
+      leaseTransitions: spec.leaseTransitions ?? 0,
+    },
+    resourceVersion: lease.metadata.resourceVersion ?? '',
+  };
 }
 
 function toSpec(record: LeaseRecord): LeaseObject['spec'] {

@@ -14,6 +14,12 @@ export interface LeaseStore {
   create(record: LeaseRecord, signal: AbortSignal): Promise<VersionedLease>;
   /** Replaces the record only if the stored resourceVersion still equals `resourceVersion`. */
   update(record: LeaseRecord, resourceVersion: string, signal: AbortSignal): Promise<VersionedLease>;
+  /**
+   * Optional: calls `onChange` with every new version of the Lease as it is written (null when it is
+   * deleted), until the returned function is called. Nothing about safety rests on it: it only lets a
+   * follower see a renew when it happens instead of at its next read.
+   */
+  watch?(onChange: (lease: VersionedLease | null) => void): () => void;
 }
 
 /** Someone else wrote the Lease between our read and our write. */

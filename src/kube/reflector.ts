@@ -31,6 +31,8 @@ export interface ReflectorOptions<T extends KubeObject> {
   /** Collection path, e.g. /apis/batch/v1/jobs or /apis/batch/v1/namespaces/ns/jobs. */
   path: string;
   labelSelector?: string;
+  /** e.g. metadata.name=x: one object, which RBAC can grant by its name (resourceNames) for list and watch. */
+  fieldSelector?: string;
   log: Logger;
   mono: MonotonicClock;
   timers: Timers;
@@ -210,7 +212,7 @@ export class Reflector<T extends KubeObject> {
         page = await this.opts.rest.request<ListResponse<T>>({
           verb: 'list',
           path: this.opts.path,
-          query: { labelSelector: this.opts.labelSelector, limit, continue: continueToken },
+          query: { labelSelector: this.opts.labelSelector, fieldSelector: this.opts.fieldSelector, limit, continue: continueToken },
           timeoutMs: 60_000,
         });
       } catch (err) {
@@ -238,6 +240,7 @@ export class Reflector<T extends KubeObject> {
       resourceVersion: this.resourceVersion,
       allowWatchBookmarks: true,
       labelSelector: this.opts.labelSelector,
+      fieldSelector: this.opts.fieldSelector,
       // The server ends the watch itself after this; jitter spreads replicas' reconnects.
       timeoutSeconds: Math.floor(240 + this.opts.random() * 120),
     };

@@ -9,6 +9,8 @@ import { LeaderElector, LeaseConflictError } from '../../src/election/index.js';
 import { KubeLeaseStore } from '../../src/election/kube-lease-store.js';
 import { readKubeconfig } from '../../src/kube/connection.js';
 import { KubeRest } from '../../src/kube/rest.js';
+import type { LeaseRecord, VersionedLease } from '../../src/election/lease-record.js';
+import { silentLogger } from '../../src/log.js';
 import { type TestNamespace, kubectl, kubectlOk, testKubeconfig, uniqueNamespace } from './helpers/cluster-env.js';
 import { eventually } from './helpers/eventually.js';
 import { type OperatorProcess, startReplicas } from './helpers/operator.js';
@@ -27,6 +29,12 @@ after(async () => {
   await Promise.all(ops.map((o) => o.dispose()));
   await ns?.cleanup();
 });
+
+const timers = createSystemTimers({ unref: true });
+
+function leaseStore(rest: KubeRest, name: string): KubeLeaseStore {
+  return new KubeLeaseStore({ rest, namespace: ns.name, name, log: silentLogger, mono: systemMonotonicClock, timers, random: Math.random });
+}
 
 function leaseRest(): KubeRest {
   const connection = readKubeconfig(testKubeconfig());
@@ -61,8 +69,8 @@ test('three replicas: exactly one holds the Lease, all three are Ready, secondcr
 
 test('a real optimistic-concurrency race: the second write with the same resourceVersion gets 409', async () => {
   const rest = leaseRest();
-  const a = new KubeLeaseStore({ rest, namespace: ns.name, name: 'race' });
-  const b = new KubeLeaseStore({ rest, namespace: ns.name, name: 'race' });
+  const a = leaseStore(rest, 'race');
+  const b = leaseStore(rest, 'race');
   const signal = AbortSignal.timeout(10_000);
   const record = (holderIdentity: string) => ({ holderIdentity, leaseDurationSeconds: 4, acquireTimeMs: Date.now(), renewTimeMs: Date.now(), leaseTransitions: 0 });
   await a.create(record('a'), signal);
@@ -80,12 +88,11 @@ test('a real optimistic-concurrency race: the second write with the same resourc
 
 test('two electors started in the same tick on an absent Lease: exactly one leads', async () => {
   const rest = leaseRest();
-  const timers = createSystemTimers({ unref: true });
   const electors = ['left', 'right'].map(
     (identity) =>
       new LeaderElector({
         identity,
-        store: new KubeLeaseStore({ rest, namespace: ns.name, name: 'duel' }),
+        store: leaseStore(rest, 'duel'),
         monotonic: systemMonotonicClock,
         wall: systemWallClock,
         timers,
@@ -106,4 +113,31 @@ test('two electors started in the same tick on an absent Lease: exactly one lead
     await Promise.all(electors.map((e) => e.release()));
   }
   assert.equal(await holder('duel'), '', 'release leaves an empty holder');
+});
+
+test("the store's watch delivers every version of its Lease as it is written, and no other Lease", async () => {
+  const rest = leaseRest();
+  const writer = leaseStore(rest, 'watched');
+  const other = leaseStore(rest, 'watched-not');
+  const signal = AbortSignal.timeout(20_000);
+  const record = (): LeaseRecord => ({ holderIdentity: 'w', leaseDurationSeconds: 4, acquireTimeMs: 0, renewTimeMs: Date.now(), leaseTransitions: 0 });
+  const written = [await writer.create(record(), signal)];
+  await other.create(record(), signal);
+  const seen: Array<VersionedLease | null> = [];
+  const stop = leaseStore(rest, 'watched').watch((lease) => seen.push(lease));
+  try {
+    await eventually('the Lease as listed', async () => (seen.length === 1 ? true : undefined), { timeoutMs: 10_000 });
+    for (let i = 0; i < 3; i++) {
+      written.push(await writer.update(record(), (written.at(-1) as VersionedLease).resourceVersion, signal));
+      await other.update(record(), (await other.get(signal))?.resourceVersion ?? '', signal);
+    }
+    await eventually('the three renewals arrive', async () => (seen.length >= written.length ? true : undefined), { timeoutMs: 10_000 });
+    await new Promise((r) => setTimeout(r, 500));
+    assert.deepEqual(seen, written);
+    await kubectlOk(['delete', 'lease', 'watched', '-n', ns.name]);
+    await eventually('the deletion arrives', async () => (seen.length > written.length ? true : undefined), { timeoutMs: 10_000 });
+    assert.deepEqual(seen.slice(written.length), [null]);
+  } finally {
+    stop();
+  }
 });

@@ -331,8 +331,7 @@ describe('helm install / upgrade / uninstall on a real API server', () => {
       { verb: 'create', resource: 'events', namespace: USER_NS },
       { verb: 'patch', resource: 'events', namespace: USER_NS },
       { verb: 'create', resource: 'leases.coordination.k8s.io', namespace: RELEASE_NS },
-      { verb: 'get', resource: 'leases.coordination.k8s.io', namespace: RELEASE_NS, name: LEASE },
-      { verb: 'update', resource: 'leases.coordination.k8s.io', namespace: RELEASE_NS, name: LEASE },
+      ...['get', 'list', 'watch', 'update'].map((verb) => ({ verb, resource: 'leases.coordination.k8s.io', namespace: RELEASE_NS, name: LEASE })),
       // metrics.secure (the default): who is scraping, and may they.
       { verb: 'create', resource: 'tokenreviews.authentication.k8s.io' },
       { verb: 'create', resource: 'subjectaccessreviews.authorization.k8s.io' },
@@ -348,6 +347,8 @@ describe('helm install / upgrade / uninstall on a real API server', () => {
       { verb: 'get', resource: 'leases.coordination.k8s.io', namespace: 'kube-system', name: 'kube-controller-manager' },
       { verb: 'create', resource: 'leases.coordination.k8s.io', namespace: USER_NS },
       { verb: 'list', resource: 'leases.coordination.k8s.io' },
+      { verb: 'list', resource: 'leases.coordination.k8s.io', namespace: RELEASE_NS },
+      { verb: 'watch', resource: 'leases.coordination.k8s.io', namespace: RELEASE_NS, name: 'some-other-lease' },
       { verb: 'get', resource: 'leases.coordination.k8s.io', namespace: RELEASE_NS, name: 'some-other-lease' },
       { verb: 'delete', resource: 'leases.coordination.k8s.io', namespace: RELEASE_NS, name: LEASE },
       { verb: 'create', resource: 'customresourcedefinitions.apiextensions.k8s.io' },

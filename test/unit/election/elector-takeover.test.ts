@@ -122,3 +122,50 @@ describe('LeaderElector: trying at the expiry adds no reads while the leader liv
     assert.equal(a.elector.getState(), 'Leader');
   });
 });
+
+describe('LeaderElector: a follower that watches the Lease', () => {
+  /** Leader 'a' on an absent Lease; 'b' starts 1.5 s later, so its reads come 1.5 s after each renew. */
+  async function watchedLeaderCrash(watchLease: boolean): Promise<{ c: Cluster; b: Replica; lastWriteAt: number; takeoverAt: number }> {
+    const c = new Cluster();
+    const a = c.replica('a');
+    const b = c.replica('b', { watchLease });
+    a.elector.start();
+    await c.run(1_500);
+    b.elector.start();
+    await c.run(60_000, () => assert.equal(b.elector.isLeader(), false));
+    await c.run(700);
+    a.elector.stop();
+    const lastWrite = c.store.log[lastWriteIndex(c, 'a')];
+    assert.ok(lastWrite);
+    await c.runUntil(() => b.elector.isLeader(), 3 * LEASE);
+    const takeover = b.of('started')[0];
+    assert.ok(takeover);
+    return { c, b, lastWriteAt: lastWrite.atMs, takeoverAt: takeover.atMs };
+  }
+
+  it("takes a dead leader's Lease a lease duration after that leader's last renew, not after the read that found it", async () => {
+    const watched = await watchedLeaderCrash(true);
+    assert.equal(watched.takeoverAt, watched.lastWriteAt + LEASE);
+    assert.equal(watched.c.store.current()?.record.holderIdentity, 'b');
+    // Without the watch, the same follower counts from its read 1.5 s after the renew.
+    const reading = await watchedLeaderCrash(false);
+    assert.equal(reading.takeoverAt, reading.lastWriteAt + 1_500 + LEASE);
+  });
+
+  it('reads no more often for it, and stop() ends the watch', async () => {
+    const c = new Cluster();
+    const a = c.replica('a');
+    const b = c.replica('b', { watchLease: true });
+    a.elector.start();
+    await c.run(1);
+    b.elector.start();
+    assert.equal(c.store.watchCount(), 1);
+    await c.run(10_000);
+    const from = c.now();
+    await c.run(60_000, () => assert.equal(b.elector.isLeader(), false));
+    const reads = c.store.log.filter((e) => e.client === 'b' && e.op === 'get' && e.atMs > from).length;
+    assert.equal(reads, 60_000 / RETRY);
+    b.elector.stop();
+    assert.equal(c.store.watchCount(), 0);
+  });
+});

@@ -24,6 +24,8 @@ export interface Replica {
 export interface ReplicaOverrides extends Partial<Omit<LeaderElectorOptions, 'store' | 'hooks'>> {
   /** Runs inside onStoppedLeading, to check what is visible at that moment. */
   onStoppedLeading?: () => void;
+  /** The replica's store watches the Lease (as KubeLeaseStore does); without it, it only reads. */
+  watchLease?: boolean;
 }
 
 /** A fake clock, one shared in-memory Lease and any number of electors (replicas) on them. */
@@ -33,11 +35,11 @@ export class Cluster {
 
   replica(name: string, overrides: ReplicaOverrides = {}): Replica {
     const events: ElectorEvent[] = [];
-    const client = this.store.client(name);
+    const client = this.store.client(name, { watch: overrides.watchLease ?? false });
     const mono: MonotonicClock = overrides.monotonic ?? this.clock.mono;
     const wall: WallClock = overrides.wall ?? this.clock.wall;
     const at = (): number => this.clock.mono.nowMs();
-    const { onStoppedLeading, ...options } = overrides;
+    const { onStoppedLeading, watchLease: _watch, ...options } = overrides;
     const elector = new LeaderElector({
       identity: name,
       timers: this.clock.timers,

@@ -41,6 +41,8 @@ export class MemoryLeaseStore {
   private version = 0;
   /** While frozen: the calls parked at the server, in arrival order (see freeze()). */
   private parked: Array<() => void> | null = null;
+  /** The clients' watches: each new version reaches them in a microtask after the write that made it, at the same instant. */
+  private readonly watchers = new Set<(lease: VersionedLease) => void>();
 
   constructor(
     private readonly timers: Timers,
@@ -56,7 +58,20 @@ export class MemoryLeaseStore {
   put(record: LeaseRecord): string {
     this.version++;
     this.stored = { record: { ...record }, resourceVersion: String(this.version) };
+    const written = this.stored;
+    for (const watcher of this.watchers) queueMicrotask(() => watcher(clone(written)));
     return this.stored.resourceVersion;
+  }
+
+  /** How many watches are open. */
+  watchCount(): number {
+    return this.watchers.size;
+  }
+
+  /** @internal used by WatchingClient */
+  addWatcher(watcher: (lease: VersionedLease) => void): () => void {
+    this.watchers.add(watcher);
+    return () => this.watchers.delete(watcher);
   }
 
   /**
@@ -79,8 +94,8 @@ export class MemoryLeaseStore {
     return this.log.filter((e) => e.op !== 'get' && (client === undefined || e.client === client));
   }
 
-  client(name: string): FaultyClient {
-    return new FaultyClient(name, this);
+  client(name: string, options: { watch?: boolean } = {}): FaultyClient {
+    return options.watch ? new WatchingClient(name, this) : new FaultyClient(name, this);
   }
 
   /** @internal used by FaultyClient */
@@ -210,6 +225,18 @@ export class FaultyClient implements LeaseStore {
       resourceVersion,
     );
     return result as VersionedLease;
+  }
+}
+
+/** A client whose store also watches the Lease, as KubeLeaseStore does. */
+export class WatchingClient extends FaultyClient {
+  constructor(name: string, private readonly watched: MemoryLeaseStore) {
+    super(name, watched);
+  }
+
+  watch(onChange: (lease: VersionedLease | null) => void): () => void {
+    const stop = this.watched.addWatcher(onChange);
+    return () => void stop();
   }
 }
 
