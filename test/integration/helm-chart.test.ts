@@ -61,7 +61,7 @@ const OPERATOR_RULES = [
 ];
 const LEASE_RULES = (leaseName: string): unknown[] => [
   { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['create'] },
-  { apiGroups: ['coordination.k8s.io'], resources: ['leases'], resourceNames: [leaseName], verbs: ['get', 'update'] },
+  { apiGroups: ['coordination.k8s.io'], resources: ['leases'], resourceNames: [leaseName], verbs: ['get', 'list', 'watch', 'update'] },
 ];
 
 /** Everything changed that can be, to prove each value reaches the output. */
@@ -374,7 +374,7 @@ describe('helm template, default values', async () => {
     assert.deepEqual(plain(binding.subjects), [{ kind: 'ServiceAccount', name: FULLNAME, namespace: NS }]);
   });
 
-  test('RBAC: Leases only through a Role in the release namespace, get/update only of the one Lease', () => {
+  test('RBAC: Leases only through a Role in the release namespace, get/list/watch/update only of the one Lease', () => {
     const role = only<V1Role>(docs, 'Role');
     assert.equal(role.metadata?.namespace, NS);
     assert.deepEqual(plain(role.rules), LEASE_RULES('secondcron-leader'));
