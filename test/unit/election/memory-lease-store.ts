@@ -197,7 +197,7 @@ export class FaultyClient implements LeaseStore {
 
   constructor(
     readonly name: string,
-    private readonly shared: MemoryLeaseStore,
+    protected readonly shared: MemoryLeaseStore,
   ) {}
 
   private takeFault(): Fault | undefined {
@@ -230,12 +230,8 @@ export class FaultyClient implements LeaseStore {
 
 /** A client whose store also watches the Lease, as KubeLeaseStore does. */
 export class WatchingClient extends FaultyClient {
-  constructor(name: string, private readonly watched: MemoryLeaseStore) {
-    super(name, watched);
-  }
-
   watch(onChange: (lease: VersionedLease | null) => void): () => void {
-    const stop = this.watched.addWatcher(onChange);
+    const stop = this.shared.addWatcher(onChange);
     return () => void stop();
   }
 }
