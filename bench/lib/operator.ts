@@ -39,6 +39,25 @@ export function imageNodeArgs(): string[] {
   return words.slice(1, -1) as string[];
 }
 
+/**
+ * The `ENV` lines of the image's runtime stage (`ENV KEY=value`, one each), so the operator runs in
+ * the bench with the environment it has in a pod (glibc's malloc settings among them).
+ * BENCH_IMAGE_ENV=none leaves them out.
+ */
+export function imageEnv(): Record<string, string> {
+  if (process.env.BENCH_IMAGE_ENV === 'none') return {};
+  const lines = readFileSync(DOCKERFILE, 'utf8').split('\n');
+  const runtime = lines.findIndex((l) => /^FROM \S+ AS runtime$/.test(l));
+  if (runtime < 0) throw new Error('bench: the Dockerfile has no "FROM … AS runtime" stage');
+  const env: Record<string, string> = {};
+  for (const line of lines.slice(runtime + 1).filter((l) => l.startsWith('ENV '))) {
+    const m = /^ENV ([A-Za-z_][A-Za-z0-9_]*)=(\S+)$/.exec(line);
+    if (!m) throw new Error(`bench: a Dockerfile ENV line not of the form ENV KEY=value: ${line}`);
+    env[m[1]!] = m[2]!;
+  }
+  return env;
+}
+
 /** The operator's node flags in the bench: BENCH_NODE_ARGS (space-separated; "" for none), else the image's. */
 export function operatorNodeArgs(): string[] {
   const env = process.env.BENCH_NODE_ARGS;
@@ -73,7 +92,7 @@ export function makeOperator(cluster: Cluster, namespace: string, identity = `be
   ]
     .filter(Boolean)
     .join(' ');
-  const env: NodeJS.ProcessEnv = { ...cluster.env, ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}) };
+  const env: NodeJS.ProcessEnv = { ...imageEnv(), ...cluster.env, ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}) };
   if (profDir) Object.assign(env, { BENCH_CPU_PROF: profDir, BENCH_CPU_PROF_NAME: `operator-${identity}` });
   return new OperatorProcess({
     kubeconfig: cluster.kubeconfigPath,

@@ -91,6 +91,7 @@ describe('the image built by make image', () => {
     assert.equal(c.Cmd, undefined);
     assert.equal(c.WorkingDir, '/app');
     assert.ok(c.Env?.includes('NODE_ENV=production'), `Env: ${JSON.stringify(c.Env)}`);
+    assert.ok(c.Env?.includes('MALLOC_MMAP_THRESHOLD_=65536'), `Env: ${JSON.stringify(c.Env)}`);
     assert.deepEqual(Object.keys(c.ExposedPorts ?? {}).sort(), ['8080/tcp', '8081/tcp']);
     // OCI labels: where it comes from, which version and which commit (test/image/build.sh).
     const revision = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: REPO_ROOT, encoding: 'utf8' }).trim();
