@@ -1,9 +1,34 @@
 // What the caches keep of each object. managedFields and kubectl's last-applied-configuration
 // annotation often outweigh the rest of a SecondCronJob; a Job's pod template is never read.
 // Dropping them on ingest is what makes 10,000 schedules fit in a small pod.
-import { ANNOTATION_SCHEDULED_AT, type Job, type SecondCronJob } from '../api/resources.js';
+import { ANNOTATION_SCHEDULED_AT, type Condition, type Job, type SecondCronJob } from '../api/resources.js';
 
 const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
+
+/**
+ * One copy of the strings that recur from object to object (apiVersion, kind, namespace, finalizer
+ * names, condition type, status, reason and message): JSON.parse gives every object its own. At most
+ * MAX_INTERNED distinct strings are kept; past that, new ones are not shared, never dropped.
+ */
+const MAX_INTERNED = 1024;
+const interned = new Map<string, string>();
+const internedLists = new Map<string, readonly string[]>();
+
+function intern(s: string): string {
+  const kept = interned.get(s);
+  if (kept !== undefined) return kept;
+  if (interned.size < MAX_INTERNED) interned.set(s, s);
+  return s;
+}
+
+function internList(list: string[]): string[] {
+  const key = list.join('\n');
+  const kept = internedLists.get(key);
+  if (kept !== undefined) return kept as string[];
+  const shared = Object.freeze(list.map(intern));
+  if (internedLists.size < MAX_INTERNED) internedLists.set(key, shared);
+  return shared as string[];
+}
 
 /**
  * `cached`: the version the cache holds. The same object at the same generation has the same spec
@@ -17,8 +42,24 @@ export function slimSecondCronJob(scj: SecondCronJob, cached?: SecondCronJob): S
     const { [LAST_APPLIED]: _applied, ...annotations } = metadata.annotations;
     metadata.annotations = annotations;
   }
-  const sameSpec = cached !== undefined && metadata.generation !== undefined && cached.metadata.uid === metadata.uid && cached.metadata.generation === metadata.generation;
-  return { ...scj, metadata, spec: sameSpec ? cached.spec : scj.spec };
+  if (metadata.namespace !== undefined) metadata.namespace = intern(metadata.namespace);
+  if (metadata.finalizers) metadata.finalizers = internList(metadata.finalizers);
+  const sameObject = cached !== undefined && cached.metadata.uid === metadata.uid;
+  if (sameObject) {
+    // The same strings as the version the cache holds: the new copies die young.
+    metadata.uid = cached.metadata.uid;
+    metadata.name = cached.metadata.name;
+    metadata.creationTimestamp = cached.metadata.creationTimestamp;
+  }
+  const sameSpec = sameObject && metadata.generation !== undefined && cached.metadata.generation === metadata.generation;
+  const slim: SecondCronJob = { ...scj, metadata, spec: sameSpec ? cached.spec : scj.spec };
+  if (scj.status?.conditions) {
+    const conditions = scj.status.conditions.map((c) => ({ ...c, type: intern(c.type), status: intern(c.status) as Condition['status'], reason: intern(c.reason), message: intern(c.message) }));
+    slim.status = { ...scj.status, conditions };
+  }
+  if (slim.apiVersion !== undefined) slim.apiVersion = intern(slim.apiVersion);
+  if (slim.kind !== undefined) slim.kind = intern(slim.kind);
+  return slim;
 }
 
 export function slimJob(job: Job): Job {

@@ -42,3 +42,24 @@ test('a new version at the same generation keeps the cached spec object; a new g
   const noGeneration = slimSecondCronJob(scj({ intervalSeconds: 11 }, { resourceVersion: '5', generation: undefined }), { ...first, metadata: { ...first.metadata, generation: undefined } });
   assert.equal(noGeneration.spec.intervalSeconds, 11);
 });
+
+test('cached SecondCronJobs share one copy of the finalizer list; the values are unchanged and the input is not mutated', () => {
+  const ready = { type: 'Ready', status: 'True' as const, reason: 'Scheduled', message: 'Scheduled: every 5s', lastTransitionTime: '2026-12-07T00:00:00Z' };
+  const inputs = ['a', 'b'].map((name, i) => ({
+    ...scj({ intervalSeconds: 5 }, { name, uid: `uid-${name}`, finalizers: ['secondcron.io/finalizer'] }),
+    status: { conditions: [{ ...ready, lastTransitionTime: `2026-12-07T00:00:0${i}Z` }] },
+  }));
+  const before = structuredClone(inputs);
+  const [a, b] = inputs.map((o) => slimSecondCronJob(o));
+  assert.ok(a && b);
+  assert.equal(a.metadata.finalizers, b.metadata.finalizers, 'the same array, not an equal copy');
+  assert.ok(Object.isFrozen(a.metadata.finalizers));
+  assert.deepEqual([a, b], before, 'every value as it came');
+  assert.deepEqual(inputs, before, 'the input is not mutated');
+  assert.notEqual(a.metadata.finalizers, inputs[0]?.metadata.finalizers);
+  // A later version of a keeps its strings and its spec; its own finalizer list is the shared one.
+  const later = slimSecondCronJob({ ...structuredClone(before[0]!), metadata: { ...structuredClone(before[0]!.metadata), resourceVersion: '99' } }, a);
+  assert.equal(later.metadata.finalizers, a.metadata.finalizers);
+  assert.equal(later.spec, a.spec);
+  assert.deepEqual(later, { ...before[0], metadata: { ...before[0]!.metadata, resourceVersion: '99' } });
+});
