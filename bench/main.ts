@@ -18,7 +18,7 @@ import { fileURLToPath } from 'node:url';
 
 import { type Cluster, startCluster } from '../test/cluster/cluster.js';
 import { KCM_FAST_LIMITS, benchConfig } from './config.js';
-import { chartNodeOptions, operatorNodeArgs } from './lib/operator.js';
+import { chartNodeOptions, operatorImageEnv, operatorNodeArgs } from './lib/operator.js';
 import { drainJobs } from './lib/job-drain.js';
 import { restFor, serverVersion } from './lib/kube.js';
 import { commit, load, machineInfo } from './lib/machine.js';
@@ -72,7 +72,7 @@ async function main(): Promise<number> {
   const t0 = performance.now();
   const machine = machineInfo();
   const notRun = new Error(`not run (BENCH_ONLY=${process.env.BENCH_ONLY ?? ''})`);
-  say(`secondcron bench (${cfg.quick ? 'QUICK' : 'full'}${cfg.pods ? ', real pods' : ''}) at ${commit().slice(0, 12)}; ${machine.cores} cores ${machine.cpu_model}; load ${machine.load_start.join(' ')}; operator node flags: ${machine.operator_node_args.join(' ') || 'none'}; control plane GOGC ${machine.control_plane_gogc}`);
+  say(`secondcron bench (${cfg.quick ? 'QUICK' : 'full'}${cfg.pods ? ', real pods' : ''}) at ${commit().slice(0, 12)}; ${machine.cores} cores ${machine.cpu_model}; load ${machine.load_start.join(' ')}; operator node flags: ${machine.operator_node_args.join(' ') || 'none'}; image ENV: ${JSON.stringify(operatorImageEnv())}; control plane GOGC ${machine.control_plane_gogc}`);
   if ((machine.load_start[0] ?? 0) > 1) say(`note: the machine is busy (1-minute load ${machine.load_start[0]} on ${machine.cores} cores): expect noisy figures`);
 
   const results: Results = {
@@ -81,7 +81,7 @@ async function main(): Promise<number> {
     date: startedAt.toISOString(),
     duration_s: 0,
     machine,
-    config: { ...cfg, operator_node_options: process.env.BENCH_NODE_OPTIONS ?? chartNodeOptions(), operator_node_args: operatorNodeArgs().join(' ') },
+    config: { ...cfg, operator_node_options: process.env.BENCH_NODE_OPTIONS ?? chartNodeOptions(), operator_node_args: operatorNodeArgs().join(' '), operator_image_env: operatorImageEnv() },
     floor: failed('floor', notRun),
     steady: failed('steady', notRun),
     light: failed('light', notRun),

@@ -58,6 +58,11 @@ export function imageEnv(): Record<string, string> {
   return env;
 }
 
+/** The image's ENV values as the operator gets them: the bench's own environment wins. */
+export function operatorImageEnv(): Record<string, string> {
+  return Object.fromEntries(Object.entries(imageEnv()).map(([k, v]) => [k, process.env[k] ?? v]));
+}
+
 /** The operator's node flags in the bench: BENCH_NODE_ARGS (space-separated; "" for none), else the image's. */
 export function operatorNodeArgs(): string[] {
   const env = process.env.BENCH_NODE_ARGS;

@@ -28,7 +28,7 @@ export interface Results {
   date: string;
   duration_s: number;
   machine: MachineInfo;
-  config: BenchConfig & { operator_node_options: string; operator_node_args?: string };
+  config: BenchConfig & { operator_node_options: string; operator_node_args?: string; operator_image_env?: Record<string, string> };
   floor: FloorResult | Failed;
   steady: SteadyResult | Failed;
   light: LightResult | Failed;
