@@ -26,8 +26,8 @@ ENV NODE_ENV=production
 # itself it raises that bound to the largest block freed (up to 32 MiB), so zlib's states and Node's
 # 64 KiB Buffer pools, made and freed at every gzip scrape, went to its heap and stayed there.
 # Measured at 10,000 schedules (bench scale, three A/B pairs, 2026-12-07): idle RSS 167.5–171.5 →
-# 146.0–152.4 MiB, peak 187.2–193.7 → 164.2–189.6 MiB, idle CPU and scrape time within the runs'
-# spread. The bench runs the operator with these ENV lines.
+# 146.0–152.4 MiB, peak 187.2–193.7 → 164.2–189.6 MiB; idle CPU and the gzip scrape's time moved
+# both ways between pairs. The bench runs the operator with these ENV lines.
 ENV MALLOC_MMAP_THRESHOLD_=65536
 WORKDIR /app
 # No dependency needs an install script; --ignore-scripts keeps it that way.
