@@ -183,7 +183,11 @@ export class WorkQueue {
       this.sliceStartMs = now;
       setImmediate(() => {
         this.sliceStartMs = undefined;
-        if (!this.waitingForTurn) return;
+        if (!this.waitingForTurn) {
+          // The run ended within its slice: the next one starts short, whatever this one grew to.
+          this.sliceMs = SLICE_MS;
+          return;
+        }
         this.waitingForTurn = false;
         this.sliceMs = Math.min(MAX_SLICE_MS, Math.max(SLICE_MS, this.opts.mono.nowMs() - this.spentAtMs));
         this.pump();
