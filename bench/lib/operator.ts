@@ -44,7 +44,7 @@ export function imageNodeArgs(): string[] {
  * the bench with the environment it has in a pod (glibc's malloc settings among them).
  * BENCH_IMAGE_ENV=none leaves them out.
  */
-export function imageEnv(): Record<string, string> {
+function imageEnv(): Record<string, string> {
   if (process.env.BENCH_IMAGE_ENV === 'none') return {};
   const lines = readFileSync(DOCKERFILE, 'utf8').split('\n');
   const runtime = lines.findIndex((l) => /^FROM \S+ AS runtime$/.test(l));
@@ -97,7 +97,7 @@ export function makeOperator(cluster: Cluster, namespace: string, identity = `be
   ]
     .filter(Boolean)
     .join(' ');
-  const env: NodeJS.ProcessEnv = { ...imageEnv(), ...cluster.env, ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}) };
+  const env: NodeJS.ProcessEnv = { ...cluster.env, ...operatorImageEnv(), ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}) };
   if (profDir) Object.assign(env, { BENCH_CPU_PROF: profDir, BENCH_CPU_PROF_NAME: `operator-${identity}` });
   return new OperatorProcess({
     kubeconfig: cluster.kubeconfigPath,
