@@ -9,7 +9,7 @@ import type { SecondCronJob } from '../api/resources.js';
 import type { EventSink } from './events.js';
 import type { Executor } from './executor.js';
 import { addFinalizer, deleteJob, hasFinalizer, listOwnedJobs, removeFinalizer } from './finalizer.js';
-import type { ScheduleRecord } from './schedule-records.js';
+import { type ScheduleRecord, TEMPLATE_VALID } from './schedule-records.js';
 import { dryRunJob } from './verdict.js';
 
 export interface HousekeepingDeps {
@@ -63,14 +63,14 @@ export class Housekeeping {
     const ready = scj.status?.conditions?.find((c) => c.type === 'Ready');
     if (ready?.observedGeneration !== undefined && ready.observedGeneration === generation) {
       rec.templateGeneration = generation;
-      rec.template = ready.reason === 'InvalidJobTemplate' ? { kind: 'invalid', message: ready.message } : { kind: 'valid' };
+      rec.template = ready.reason === 'InvalidJobTemplate' ? { kind: 'invalid', message: ready.message } : TEMPLATE_VALID;
       return;
     }
     // The manifest is built when its turn comes: thousands queued at start-up would otherwise all be in
     // memory. A timeout or 5xx is no verdict on the template: it throws, and the queue retries with backoff.
     const verdict = await dryRunJob(this.d.writes, scj, this.d.wall.nowMs());
     if (verdict.ok) {
-      rec.template = { kind: 'valid' };
+      rec.template = TEMPLATE_VALID;
     } else {
       rec.template = { kind: 'invalid', message: verdict.message };
       this.d.events.record(scj, 'Warning', verdict.reason, verdict.message);

@@ -16,19 +16,31 @@ export type TemplateVerdict =
   | { kind: 'valid' }
   | { kind: 'invalid'; message: string };
 
+/** The verdicts without detail, one object each for every record (thousands of records, one verdict). */
+export const TEMPLATE_UNJUDGED: TemplateVerdict = Object.freeze({ kind: 'unjudged' });
+export const TEMPLATE_VALID: TemplateVerdict = Object.freeze({ kind: 'valid' });
+
+type Seen = Readonly<{ scheduleChangedMs?: number; suspendedMs?: number }>;
+/** Most records never see anything between two reconciles: they share this one (frozen) object. */
+const NOTHING_SEEN: Seen = Object.freeze({});
+
 export interface ScheduleRecord {
   readonly uid: string;
   /** The schedule compiled for `generation`. */
   generation: number | undefined;
   compiled: CompileResult;
-  /** What the slots are computed from (schedule, interval, time zone), and whether it was suspended. */
-  scheduleSpec: string;
+  /**
+   * The spec `compiled` was made from: what its slots are computed from (scheduleSpecOf), compared when
+   * a new generation comes. The cache's own object (it keeps one spec per generation, slim.ts), not a
+   * string made from it (~60 bytes a schedule). And whether it was suspended.
+   */
+  spec: SecondCronJob['spec'];
   suspended: boolean;
   /**
    * Seen by the cache's update events before the next reconcile: when a version with another schedule,
    * or a suspended one, went by (an edit undone, or a suspend and resume, folded into one reconcile).
    */
-  seen: { scheduleChangedMs?: number; suspendedMs?: number };
+  seen: Seen;
   readonly ledger: SlotLedger;
   /** The Job template's verdict (server-side dry run, or the previous leader's) for `templateGeneration`. */
   template: TemplateVerdict;
@@ -82,8 +94,8 @@ export class ScheduleRecords {
     const rec = this.byKey.get(key);
     if (!rec || rec.uid !== scj.metadata.uid) return;
     const now = this.d.wall.nowMs();
-    if (scheduleSpecOf(old) !== scheduleSpecOf(scj)) rec.seen.scheduleChangedMs ??= now;
-    if (scj.spec.suspend === true && !rec.suspended) rec.seen.suspendedMs ??= now;
+    if (rec.seen.scheduleChangedMs === undefined && scheduleSpecOf(old.spec) !== scheduleSpecOf(scj.spec)) rec.seen = { ...rec.seen, scheduleChangedMs: now };
+    if (rec.seen.suspendedMs === undefined && scj.spec.suspend === true && !rec.suspended) rec.seen = { ...rec.seen, suspendedMs: now };
   }
 
   /**
@@ -94,7 +106,7 @@ export class ScheduleRecords {
    */
   record(key: string, scj: SecondCronJob): ScheduleRecord {
     let rec = this.byKey.get(key);
-    const seen: ScheduleRecord['seen'] = rec?.seen ?? {};
+    const seen = rec?.seen ?? NOTHING_SEEN;
     if (rec && rec.uid === scj.metadata.uid && rec.generation === scj.metadata.generation && seen.scheduleChangedMs === undefined && seen.suspendedMs === undefined) return rec;
     const nowMs = this.d.wall.nowMs();
     const compiled = compileSecondCronJob(scj, nowMs);
@@ -103,13 +115,12 @@ export class ScheduleRecords {
       this.d.log.warn('invalid schedule', { key, reason: compiled.reason, message: compiled.message });
       if (this.d.isLeader()) this.d.events.record(scj, 'Warning', compiled.reason, compiled.message);
     }
-    const scheduleSpec = scheduleSpecOf(scj);
     const suspended = scj.spec.suspend === true;
     if (rec && rec.uid === scj.metadata.uid) {
-      const changed = rec.scheduleSpec !== scheduleSpec || seen.scheduleChangedMs !== undefined;
+      const changed = scheduleSpecOf(rec.spec) !== scheduleSpecOf(scj.spec) || seen.scheduleChangedMs !== undefined;
       const resumed = !suspended && (rec.suspended || seen.suspendedMs !== undefined);
       if (changed || resumed) {
-        const old = rec.compiled.ok && !rec.suspended ? { source: rec.compiled.source, spec: rec.scheduleSpec } : undefined;
+        const old = rec.compiled.ok && !rec.suspended ? { source: rec.compiled.source, spec: scheduleSpecOf(rec.spec) } : undefined;
         // Slots of the old schedule are counted up to the moment the edit (or the suspension) was seen.
         const until = Math.min(seen.scheduleChangedMs ?? nowMs, seen.suspendedMs ?? nowMs);
         // Counted by the leader only; a follower just moves its ledger on (it may lead next).
@@ -118,9 +129,9 @@ export class ScheduleRecords {
       }
       rec.generation = scj.metadata.generation;
       rec.compiled = compiled;
-      rec.scheduleSpec = scheduleSpec;
+      rec.spec = scj.spec;
       rec.suspended = suspended;
-      rec.seen = {};
+      rec.seen = NOTHING_SEEN;
     } else {
       if (rec) this.d.executor.forget(key); // same name, new object
       rec = newRecord(scj, compiled);
@@ -138,11 +149,11 @@ function newRecord(scj: SecondCronJob, compiled: CompileResult): ScheduleRecord 
     uid: scj.metadata.uid,
     generation: scj.metadata.generation,
     compiled,
-    scheduleSpec: scheduleSpecOf(scj),
+    spec: scj.spec,
     suspended: scj.spec.suspend === true,
-    seen: {},
+    seen: NOTHING_SEEN,
     ledger: new SlotLedger(),
-    template: { kind: 'unjudged' },
+    template: TEMPLATE_UNJUDGED,
     templateGeneration: undefined,
     finalized: false,
     lastWrittenStatus: undefined,

@@ -42,6 +42,11 @@ export interface WatchStatus {
   message?: string;
 }
 
+/**
+ * `<namespace>/<name>`, made with join(): one flat string. A template literal makes a cons string that
+ * keeps a flat copy of itself once hashed (a Map key), 72 instead of 40 bytes, and the caches, the
+ * controller's records and the gauges each keep a key per resource (a heap snapshot at 10,000, issue 36).
+ */
 export function objectKey(obj: KubeObject): string {
-  return obj.metadata.namespace ? `${obj.metadata.namespace}/${obj.metadata.name}` : obj.metadata.name;
+  return obj.metadata.namespace ? [obj.metadata.namespace, obj.metadata.name].join('/') : obj.metadata.name;
 }

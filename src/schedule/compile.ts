@@ -69,14 +69,14 @@ function compileInterval(seconds: unknown, anchorMs: number): CompileResult {
   return {
     ok: true,
     source: new IntervalSlotSource(anchorMs, seconds),
-    describe: `every ${seconds}s from ${new Date(anchorMs).toISOString()}`,
+    describe: flat('every ', String(seconds), 's from ', new Date(anchorMs).toISOString()),
   };
 }
 
 function compileOne(expression: unknown, zone: ZoneOffsets, timeZone: string, nowMs: number, identity: string): CompileResult {
   const cron = compileCron(expression, zone, nowMs, identity);
   if (!cron.ok) return cron;
-  return { ok: true, source: cron.source, resolvedSchedule: cron.resolved, resolvedSchedules: [cron.resolved], describe: `cron ${cron.describe} in ${timeZone}` };
+  return { ok: true, source: cron.source, resolvedSchedule: cron.resolved, resolvedSchedules: [cron.resolved], describe: flat('cron ', cron.describe, ' in ', timeZone) };
 }
 
 /** spec.schedules: the union of the expressions' slots; a bad item is named by its index. */
@@ -100,7 +100,7 @@ function compileList(expressions: unknown, zone: ZoneOffsets, timeZone: string, 
     source: sources.length === 1 ? (sources[0] as SlotSource) : new UnionSlotSource(sources),
     resolvedSchedule: resolved.join(RESOLVED_SEPARATOR),
     resolvedSchedules: resolved,
-    describe: `cron ${described.length === 1 ? 'list' : `union of ${described.length}`} [${described.join(', ')}] in ${timeZone}`,
+    describe: flat('cron ', described.length === 1 ? 'list' : `union of ${described.length}`, ' [', described.join(', '), '] in ', timeZone),
   };
 }
 
@@ -130,7 +130,7 @@ function compileCron(expression: unknown, zone: ZoneOffsets, nowMs: number, iden
 function withWindow(compiled: CompileResult & { ok: true }, window: ActiveWindow): CompileResult {
   const from = window.notBeforeMs === undefined ? '' : ` from ${new Date(window.notBeforeMs).toISOString()}`;
   const until = window.notAfterMs === undefined ? '' : ` until ${new Date(window.notAfterMs).toISOString()}`;
-  return { ...compiled, source: new WindowedSlotSource(compiled.source, window), window, describe: `${compiled.describe}, only${from}${until}` };
+  return { ...compiled, source: new WindowedSlotSource(compiled.source, window), window, describe: flat(compiled.describe, ', only', from, until) };
 }
 
 // Parsed expressions and their matchers are immutable, so schedules with the same expression share
@@ -148,6 +148,15 @@ function parsedCron(expression: string): ParsedCron {
     parsedCache.set(expression, parsed);
   }
   return parsed;
+}
+
+/**
+ * One flat string. Each schedule keeps its `describe`; a template literal makes a tree of cons strings
+ * that keeps every part (and the quoted expression) besides: ~100 bytes a schedule where the flat
+ * string is ~50 (a heap snapshot at 10,000, issue 36).
+ */
+function flat(...parts: string[]): string {
+  return parts.join('');
 }
 
 function isSet<T>(value: T | undefined | null): value is T {

@@ -9,7 +9,7 @@ import { crc32, gunzipSync } from 'node:zlib';
 import type { SecondCronJob } from '../../../src/api/resources.js';
 import { serveMetrics } from '../../../src/http/servers.js';
 import { MetricsExposition } from '../../../src/metrics/exposition.js';
-import { crc32Combine } from '../../../src/metrics/gzip-pieces.js';
+import { GZIP_HEADER, crc32Combine, gzipTrailer } from '../../../src/metrics/gzip-pieces.js';
 import { Metrics } from '../../../src/metrics/metrics.js';
 import { SCHEDULE_METRIC_NAMES, ScheduleGauges } from '../../../src/metrics/schedule-gauges.js';
 import { scj } from '../controller/fixtures.js';
@@ -137,6 +137,22 @@ describe('/metrics exposition', () => {
     const afterAdd = gauges.deflated();
     assert.equal(afterAdd.length, first.length);
     assert.equal(afterAdd.filter((p, i) => p !== afterEdit[i]).length, SCHEDULE_METRIC_NAMES.length, 'the last block, every family');
+  });
+
+  test('an edit of the schedule alone (the info labels, no value) compresses that block\'s info piece again', () => {
+    const gauges = new ScheduleGauges();
+    const reference = new ReferenceGauges();
+    for (let i = 0; i < 300; i++) for (const g of [gauges, reference]) g.set(schedule(i, 1));
+    const first = gauges.deflated();
+    const edited = schedule(3, 1); // a cron schedule (i % 3 === 0)
+    edited.spec = { ...edited.spec, schedule: '7 * * * * *' };
+    for (const g of [gauges, reference]) g.set(edited);
+    const after = gauges.deflated();
+    assert.equal(after.length, first.length);
+    assert.equal(after.filter((p, i) => p !== first[i]).length, 1, 'one block, one family (info)');
+    const text = gunzipSync(Buffer.concat([GZIP_HEADER, ...after.map((p) => p.data), gzipTrailer(after)])).toString();
+    assert.equal(text, reference.render());
+    assert.ok(text.includes('secondcron_schedule_info{namespace="ns-3",name="s-3",schedule="7 * * * * *",'), 'the new schedule label');
   });
 
   test('crc32Combine equals the CRC-32 of the concatenation', () => {
