@@ -1,8 +1,14 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
+import { buildJob } from '../../../src/controller/job-builder.js';
 import { slimJob, slimSecondCronJob } from '../../../src/controller/slim.js';
 import { job, scj } from './fixtures.js';
+
+/** As the cache's object reads when written out: the Job template's spec is kept as text and read back. */
+function asJson(o: unknown): unknown {
+  return JSON.parse(JSON.stringify(o));
+}
 
 test('cached SecondCronJobs lose managedFields and the last-applied annotation, nothing else', () => {
   const full = scj({}, { annotations: { 'kubectl.kubernetes.io/last-applied-configuration': '{"big":true}', keep: 'me' }, finalizers: ['secondcron.io/cleanup'] });
@@ -12,7 +18,7 @@ test('cached SecondCronJobs lose managedFields and the last-applied annotation, 
   assert.deepEqual(slim.metadata.annotations, { keep: 'me' });
   assert.deepEqual(slim.metadata.finalizers, ['secondcron.io/cleanup']);
   assert.equal(slim.metadata.resourceVersion, full.metadata.resourceVersion);
-  assert.deepEqual(slim.spec, full.spec);
+  assert.deepEqual(asJson(slim.spec), asJson(full.spec));
   assert.ok((full.metadata as unknown as Record<string, unknown>).managedFields, 'the input is not mutated');
 });
 
@@ -54,12 +60,27 @@ test('cached SecondCronJobs share one copy of the finalizer list; the values are
   assert.ok(a && b);
   assert.equal(a.metadata.finalizers, b.metadata.finalizers, 'the same array, not an equal copy');
   assert.ok(Object.isFrozen(a.metadata.finalizers));
-  assert.deepEqual([a, b], before, 'every value as it came');
+  assert.deepEqual(asJson([a, b]), before, 'every value as it came');
   assert.deepEqual(inputs, before, 'the input is not mutated');
   assert.notEqual(a.metadata.finalizers, inputs[0]?.metadata.finalizers);
   // A later version of a keeps its strings and its spec; its own finalizer list is the shared one.
   const later = slimSecondCronJob({ ...structuredClone(before[0]!), metadata: { ...structuredClone(before[0]!.metadata), resourceVersion: '99' } }, a);
   assert.equal(later.metadata.finalizers, a.metadata.finalizers);
   assert.equal(later.spec, a.spec);
-  assert.deepEqual(later, { ...before[0], metadata: { ...before[0]!.metadata, resourceVersion: '99' } });
+  assert.deepEqual(asJson(later), { ...before[0], metadata: { ...before[0]!.metadata, resourceVersion: '99' } });
+});
+
+test('the cached Job template builds the same Job as the resource as it came, a new copy each time; a template without a spec stays as it came', () => {
+  const full = scj({}, { name: 'tmpl' });
+  full.spec.jobTemplate = { metadata: { labels: { team: 'a' } }, spec: { backoffLimit: 2, template: { spec: { containers: [{ name: 'x', image: 'busybox:1.36', command: ['true'] }], restartPolicy: 'Never' } } } };
+  const before = structuredClone(full);
+  const slim = slimSecondCronJob(full);
+  assert.deepEqual(buildJob(slim, Date.UTC(2026, 11, 7, 9)), buildJob(before, Date.UTC(2026, 11, 7, 9)));
+  const spec = slim.spec.jobTemplate.spec;
+  (spec as { backoffLimit: number }).backoffLimit = 9;
+  assert.equal(slim.spec.jobTemplate.spec.backoffLimit, 2, 'a change to one copy is not in the next');
+  assert.deepEqual(full, before, 'the input is not mutated');
+  const odd = scj({}, { name: 'odd' });
+  (odd.spec as unknown as Record<string, unknown>).jobTemplate = { metadata: {} };
+  assert.deepEqual(asJson(slimSecondCronJob(odd).spec), asJson(odd.spec));
 });
