@@ -75,11 +75,13 @@ export const FLAGS: readonly FlagSpec[] = [
   { flag: 'metrics-tls-handshake-timeout', kind: 'duration', help: 'with --metrics-secure: a TLS handshake not complete this long after accept is closed', default: durationText(METRICS_LIMITS.tlsHandshakeTimeoutMs) },
   { flag: 'metrics-max-connections', kind: 'positiveInt', help: 'connections the metrics port holds at once (mid-handshake ones too); one more is closed at accept', default: String(METRICS_LIMITS.maxConnections) },
   { flag: 'health-max-connections', kind: 'positiveInt', help: 'connections the health port holds at once, apart from the metrics port\'s; one more closes the oldest not being answered', default: String(HEALTH_LIMITS.maxConnections) },
-  // 100 (was 32): a second's creates of 100 one-second schedules go out in one round trip. At 32, an API
-  // server answering in 300–900 ms for a few seconds (after a freeze; its own garbage collection) let
-  // 35–100 creates a second through and the next slot superseded the rest (bench/README.md, "Freeze").
-  // The token bucket (--qps, --burst) still bounds the rate; each create in flight holds one connection.
-  { flag: 'max-concurrent-creates', kind: 'positiveInt', help: 'Job creations in flight at once', default: '100' },
+  // 400, the default --burst (was 100; 32 before issue 37): in a burst the token bucket (--qps, --burst)
+  // binds, not the creates in flight. With 500 Jobs due in one second, at 100 in flight the last create
+  // reached the API server 710–887 ms after the slot, even over HTTP/2; at 400, over HTTP/2
+  // (tls-dispatcher.ts), 529–541 ms against the bucket's floor of 500 (bench/README.md, issue 36).
+  // At 32, an API server answering in 300–900 ms for a few seconds (after a freeze) let 35–100
+  // creates a second through and the next slot superseded the rest (bench/README.md, "Freeze").
+  { flag: 'max-concurrent-creates', kind: 'positiveInt', help: 'Job creations in flight at once', default: '400' },
   { flag: 'qps', kind: 'positiveNumber', help: 'client-side rate limit for Job creation, requests per second', default: '200' },
   { flag: 'burst', kind: 'positiveInt', help: 'client-side burst for Job creation', default: '400' },
   { flag: 'log-level', kind: 'logLevel', help: 'debug | info | warn | error', default: 'info' },

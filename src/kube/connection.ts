@@ -74,7 +74,9 @@ class DirectConnection implements KubeConnection {
     private readonly extraHeaders: Record<string, string | string[]> = {},
   ) {
     this.server = server.replace(/\/+$/, '');
-    this.pool = new DispatcherPool(tls);
+    // HTTP/2 unless a header goes out as a list (impersonated groups, extras): see DispatcherPool.
+    const listHeader = Object.values(extraHeaders).some((v) => Array.isArray(v) && v.length > 1);
+    this.pool = new DispatcherPool(tls, !listHeader);
   }
 
   async credentials(signal?: AbortSignal): Promise<Credentials> {

@@ -24,7 +24,15 @@ export interface ServerTls {
 export class DispatcherPool {
   private current: { cert: ClientCert | undefined; dispatcher: Dispatcher } | undefined;
 
-  constructor(private readonly server: ServerTls) {}
+  /**
+   * http2: offer HTTP/2 (ALPN; HTTP/1.1 if the server declines). The caller turns it off when a header
+   * must go out as a list: over HTTP/2 undici joins a list into one value ("a, b"), so `--as-group a
+   * --as-group b` would impersonate a single group "a, b".
+   */
+  constructor(
+    private readonly server: ServerTls,
+    private readonly http2: boolean,
+  ) {}
 
   for(cert: ClientCert | undefined): Dispatcher {
     if (this.current && sameCert(this.current.cert, cert)) return this.current.dispatcher;
@@ -44,11 +52,22 @@ export class DispatcherPool {
     // Idle connections stay for a minute (client-go keeps them 90 s): a burst after a quiet spell
     // should not start with a TLS handshake per request.
     const keepAliveTimeout = 60_000;
-    // HTTP/1.1, as every figure in bench/ was measured: undici 8 offers HTTP/2 by ALPN by default, and
-    // over it a header given as a list (Impersonate-Group, once per group) went out as one joined
-    // value, so `--as-group a --as-group b` impersonated a single group "a, b".
-    const allowH2 = false;
-    return keepConnections(proxy ? new ProxyAgent({ uri: proxy, requestTls: tls, keepAliveTimeout, allowH2 }) : new Agent({ connect: tls, keepAliveTimeout, allowH2 }));
+    if (proxy) {
+      // HTTP/1.1 through a proxy's tunnel: HTTP/2 over CONNECT is not tested here.
+      return keepConnections(new ProxyAgent({ uri: proxy, requestTls: tls, keepAliveTimeout, allowH2: false }));
+    }
+    if (!this.http2) return keepConnections(new Agent({ connect: tls, keepAliveTimeout, allowH2: false }));
+    // HTTP/2, as client-go speaks to the API server: requests in flight share one connection. Over
+    // HTTP/1.1 each needed its own: 500 Jobs due in one second opened ~150 TLS connections at the slot,
+    // and the last create reached the API server 728–984 ms after it (1,260 at most with 400 in flight:
+    // more handshakes); over HTTP/2 with 400 in flight, 529–541 ms, against the token bucket's floor of
+    // 500 (bench/README.md, issue 36).
+    // Streams per connection: as many as the server's SETTINGS allow (undici keeps to 100 unless told;
+    // when a connection is full the pool opens another). A PING every 15 s, and a connection whose last PING went unanswered is dropped:
+    // a stream that times out resets only itself, so without this a connection that died silently
+    // would keep every new request until the kernel gave up on it (client-go: 30 s, then 15 s).
+    // keepConnections still: a server that declines HTTP/2 gets HTTP/1.1 on this pool.
+    return keepConnections(new Agent({ connect: tls, keepAliveTimeout, allowH2: true, h2Options: { maxConcurrentStreams: 1000, pingInterval: 15_000 } }));
   }
 }
 

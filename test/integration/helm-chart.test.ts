@@ -342,7 +342,7 @@ describe('helm template, default values', async () => {
       // controller-runtime's timeouts (src/http/connection-limits.ts), the same as the binary's defaults.
       metricsLimits: { ...CONNECTION_DEFAULTS, maxConnections: 256 },
       healthLimits: { ...CONNECTION_DEFAULTS, maxConnections: 32 },
-      maxConcurrentCreates: 100,
+      maxConcurrentCreates: 400,
       qps: 200,
       burst: 400,
       logLevel: 'info',

@@ -11,7 +11,7 @@ test('defaults match client-go and the design', () => {
   assert.equal(c.leaseName, 'secondcron-leader');
   assert.equal(c.metricsPort, 8080);
   assert.equal(c.healthPort, 8081);
-  assert.equal(c.maxConcurrentCreates, 100);
+  assert.equal(c.maxConcurrentCreates, 400);
   assert.deepEqual(c.namespaces, []);
   assert.equal(c.leaderElectionNamespace, 'default');
   assert.equal(c.perScheduleMetrics, true);
