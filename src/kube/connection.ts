@@ -74,9 +74,7 @@ class DirectConnection implements KubeConnection {
     private readonly extraHeaders: Record<string, string | string[]> = {},
   ) {
     this.server = server.replace(/\/+$/, '');
-    // HTTP/2 unless a header goes out as a list (impersonated groups, extras): see DispatcherPool.
-    const listHeader = Object.values(extraHeaders).some((v) => Array.isArray(v) && v.length > 1);
-    this.pool = new DispatcherPool(tls, !listHeader);
+    this.pool = new DispatcherPool(tls);
   }
 
   async credentials(signal?: AbortSignal): Promise<Credentials> {

@@ -22,28 +22,20 @@ export interface ServerTls {
 }
 
 export class DispatcherPool {
-  private current: { cert: ClientCert | undefined; dispatcher: Dispatcher } | undefined;
+  private current: { cert: ClientCert | undefined; dispatcher: Dispatcher; close: () => Promise<unknown> } | undefined;
 
-  /**
-   * http2: offer HTTP/2 (ALPN; HTTP/1.1 if the server declines). The caller turns it off when a header
-   * must go out as a list: over HTTP/2 undici joins a list into one value ("a, b"), so `--as-group a
-   * --as-group b` would impersonate a single group "a, b".
-   */
-  constructor(
-    private readonly server: ServerTls,
-    private readonly http2: boolean,
-  ) {}
+  constructor(private readonly server: ServerTls) {}
 
   for(cert: ClientCert | undefined): Dispatcher {
     if (this.current && sameCert(this.current.cert, cert)) return this.current.dispatcher;
     const previous = this.current;
-    this.current = { cert, dispatcher: this.build(cert) };
+    this.current = { cert, ...this.build(cert) };
     // close() lets the requests on the old pool finish; only new ones use the new certificate.
-    void previous?.dispatcher.close().catch(() => undefined);
+    void previous?.close().catch(() => undefined);
     return this.current.dispatcher;
   }
 
-  private build(cert: ClientCert | undefined): Dispatcher {
+  private build(cert: ClientCert | undefined): { dispatcher: Dispatcher; close: () => Promise<unknown> } {
     const { rejectUnauthorized, servername, ca, proxy } = this.server;
     // One TLS context per pool: building it (parsing the CA bundle) per connection was 4 % of the
     // operator's CPU in a 500-Job burst.
@@ -52,23 +44,46 @@ export class DispatcherPool {
     // Idle connections stay for a minute (client-go keeps them 90 s): a burst after a quiet spell
     // should not start with a TLS handshake per request.
     const keepAliveTimeout = 60_000;
+    const http1 = (): Dispatcher => keepConnections(proxy ? new ProxyAgent({ uri: proxy, requestTls: tls, keepAliveTimeout, allowH2: false }) : new Agent({ connect: tls, keepAliveTimeout, allowH2: false }));
+    // HTTP/1.1 through a proxy's tunnel: HTTP/2 over CONNECT is not tested here.
     if (proxy) {
-      // HTTP/1.1 through a proxy's tunnel: HTTP/2 over CONNECT is not tested here.
-      return keepConnections(new ProxyAgent({ uri: proxy, requestTls: tls, keepAliveTimeout, allowH2: false }));
+      const dispatcher = http1();
+      return { dispatcher, close: () => dispatcher.close() };
     }
-    if (!this.http2) return keepConnections(new Agent({ connect: tls, keepAliveTimeout, allowH2: false }));
     // HTTP/2, as client-go speaks to the API server: requests in flight share one connection. Over
     // HTTP/1.1 each needed its own: 500 Jobs due in one second opened ~150 TLS connections at the slot,
     // and the last create reached the API server 728–984 ms after it (1,260 at most with 400 in flight:
     // more handshakes); over HTTP/2 with 400 in flight, 529–541 ms, against the token bucket's floor of
     // 500 (bench/README.md, issue 36).
     // Streams per connection: as many as the server's SETTINGS allow (undici keeps to 100 unless told;
-    // when a connection is full the pool opens another). A PING every 15 s, and a connection whose last PING went unanswered is dropped:
-    // a stream that times out resets only itself, so without this a connection that died silently
-    // would keep every new request until the kernel gave up on it (client-go: 30 s, then 15 s).
-    // keepConnections still: a server that declines HTTP/2 gets HTTP/1.1 on this pool.
-    return keepConnections(new Agent({ connect: tls, keepAliveTimeout, allowH2: true, h2Options: { maxConcurrentStreams: 1000, pingInterval: 15_000 } }));
+    // when a connection is full the pool opens another). A PING every 15 s, and a connection whose last
+    // PING went unanswered is dropped: a stream that times out resets only itself, so without this a
+    // connection that died silently would keep every new request until the kernel gave up on it
+    // (client-go: 30 s, then 15 s). keepConnections still: a server that declines HTTP/2 gets HTTP/1.1.
+    const h2 = keepConnections(new Agent({ connect: tls, keepAliveTimeout, allowH2: true, h2Options: { maxConcurrentStreams: 1000, pingInterval: 15_000 } }));
+    // A request with a header given as a list goes over HTTP/1.1 (its own pool, opened on first use):
+    // over HTTP/2 undici joins the list into one value, so `--as-group a --as-group b` would
+    // impersonate a single group "a, b".
+    let lists: Dispatcher | undefined;
+    const dispatcher = h2.compose((dispatch) => (opts, handler) => (sendsList(opts.headers) ? (lists ??= http1()).dispatch(opts, handler) : dispatch(opts, handler)));
+    return { dispatcher, close: () => Promise.all([h2.close(), lists?.close()]) };
   }
+}
+
+/** True when some header goes out more than once: a list of values, or a name given twice. */
+function sendsList(headers: Dispatcher.DispatchOptions['headers']): boolean {
+  if (!headers) return false;
+  let entries: Iterable<[string, unknown]>;
+  if (Array.isArray(headers)) entries = Array.from({ length: headers.length >> 1 }, (_, i): [string, unknown] => [String(headers[2 * i]), headers[2 * i + 1]]);
+  else if (Symbol.iterator in headers) entries = headers as Iterable<[string, unknown]>;
+  else entries = Object.entries(headers);
+  const names = new Set<string>();
+  for (const [name, value] of entries) {
+    const lower = name.toLowerCase();
+    if ((Array.isArray(value) && value.length > 1) || names.has(lower)) return true;
+    names.add(lower);
+  }
+  return false;
 }
 
 function sameCert(a: ClientCert | undefined, b: ClientCert | undefined): boolean {

@@ -11,6 +11,7 @@ import { after, before, describe, test } from 'node:test';
 
 import { readKubeconfig } from '../../../src/kube/connection.js';
 import { KubeRest } from '../../../src/kube/rest.js';
+import { connect } from '../../../src/plugin/target.js';
 import { selfSignedCertificate } from '../../support/self-signed-cert.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'secondcron-h2-'));
@@ -46,7 +47,7 @@ describe('a server that offers HTTP/2 and HTTP/1.1', () => {
     server.close();
   });
 
-  function rest(name: string, user: Record<string, unknown>): KubeRest {
+  function kubeconfig(name: string, user: Record<string, unknown>): string {
     const path = join(dir, name);
     writeFileSync(path, JSON.stringify({
       apiVersion: 'v1', kind: 'Config', 'current-context': 'c',
@@ -54,7 +55,11 @@ describe('a server that offers HTTP/2 and HTTP/1.1', () => {
       clusters: [{ name: 'c', cluster: { server: base, 'certificate-authority-data': ca } }],
       users: [{ name: 'u', user }],
     }));
-    const conn = readKubeconfig(path);
+    return path;
+  }
+
+  function rest(name: string, user: Record<string, unknown>): KubeRest {
+    const conn = readKubeconfig(kubeconfig(name, user));
     assert.ok(conn, 'handled here, not by client-node');
     return new KubeRest(conn);
   }
@@ -74,6 +79,14 @@ describe('a server that offers HTTP/2 and HTTP/1.1', () => {
     const client = rest('groups.yaml', { token: 't', as: 'jane', 'as-groups': ['devs', 'ops'] });
     const answers = await Promise.all(Array.from({ length: 3 }, () => client.request<Echo>({ verb: 'get', path: '/api' })));
     assert.deepEqual(answers, Array.from({ length: 3 }, () => ({ version: '1.1', groups: ['devs', 'ops'] })));
+  });
+
+  test('HTTP/1.1 for the plugin\'s --as-group, added to each request rather than to the kubeconfig', async () => {
+    const path = kubeconfig('plugin.yaml', { token: 't' });
+    const several = await connect({ kubeconfig: path, as: 'jane', asGroups: ['devs', 'ops'] }, 'test');
+    assert.deepEqual(await several.rest.request<Echo>({ verb: 'get', path: '/api' }), { version: '1.1', groups: ['devs', 'ops'] });
+    const one = await connect({ kubeconfig: path, as: 'jane', asGroups: ['devs'] }, 'test');
+    assert.deepEqual(await one.rest.request<Echo>({ verb: 'get', path: '/api' }), { version: '2.0', groups: ['devs'] });
   });
 
   test('HTTP/2 with one impersonated group: a single value is sent as it is', async () => {
