@@ -5,9 +5,9 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { type Http2SecureServer, createSecureServer } from 'node:http2';
 import { tmpdir } from 'node:os';
-import type { TLSSocket } from 'node:tls';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import type { TLSSocket } from 'node:tls';
 
 import { readKubeconfig } from '../../../src/kube/connection.js';
 import { KubeRest } from '../../../src/kube/rest.js';
