@@ -106,13 +106,17 @@ describe('a server that allows 100 streams on a connection, as kube-apiserver do
   let ca: string;
   /** Each connection (an HTTP/2 session), and the requests it carried. */
   const perConnection = new Map<ServerHttp2Session, number>();
+  /** Answers are held until this many requests are in: then every one of them was in flight at once. */
+  let answerWhenIn = 1;
+  const held: Array<() => void> = [];
   before(async () => {
     const serving = await selfSignedCertificate('127.0.0.1');
     ca = Buffer.from(serving.cert).toString('base64');
     server = createSecureServer({ cert: serving.cert, key: serving.key, settings: { maxConcurrentStreams: API_SERVER_STREAMS_PER_CONNECTION } }, (req, res) => {
       const session = req.stream.session as ServerHttp2Session;
       perConnection.set(session, (perConnection.get(session) ?? 0) + 1);
-      setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end('{}'), 50);
+      held.push(() => res.writeHead(200, { 'content-type': 'application/json' }).end('{}'));
+      if (held.length >= answerWhenIn) for (const answer of held.splice(0)) answer();
     });
     server.on('session', (session: ServerHttp2Session) => perConnection.set(session, 0));
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -133,6 +137,7 @@ describe('a server that allows 100 streams on a connection, as kube-apiserver do
   async function opened(run: () => Promise<unknown>): Promise<number[]> {
     const known = new Set(perConnection.keys());
     await run();
+    answerWhenIn = 1;
     return [...perConnection].filter(([session]) => !known.has(session)).map(([, requests]) => requests);
   }
 
@@ -142,6 +147,7 @@ describe('a server that allows 100 streams on a connection, as kube-apiserver do
     assert.deepEqual(await opened(async () => {
       for (let i = 0; i < 8; i++) await client.request({ verb: 'get', path: '/api' });
     }), [2, 2, 2, 2]);
+    answerWhenIn = 400;
     assert.deepEqual(await opened(() => Promise.all(Array.from({ length: 400 }, () => client.request({ verb: 'get', path: '/api' })))), []);
   });
 
@@ -150,6 +156,7 @@ describe('a server that allows 100 streams on a connection, as kube-apiserver do
     assert.deepEqual(await opened(async () => {
       for (let i = 0; i < 8; i++) await client.request({ verb: 'get', path: '/api' });
     }), [8]);
+    answerWhenIn = 400;
     const burst = await opened(() => Promise.all(Array.from({ length: 400 }, () => client.request({ verb: 'get', path: '/api' }))));
     assert.equal(burst.length, 3);
     assert.equal(burst.reduce((a, b) => a + b, 0), 300);
