@@ -25,7 +25,6 @@ import { Reflector } from './kube/reflector.js';
 import { KubeRest } from './kube/rest.js';
 import { userAgent } from './kube/user-agent.js';
 import { TokenBucket } from './kube/token-bucket.js';
-import { API_SERVER_STREAMS_PER_CONNECTION } from './kube/tls-dispatcher.js';
 import { type Logger, createLogger } from './log.js';
 import { Manager } from './manager.js';
 import { installShutdownSignals } from './signals.js';
@@ -68,9 +67,7 @@ async function main(): Promise<void> {
   const scheduleGauges = cfg.perScheduleMetrics ? new ScheduleGauges() : undefined;
   metrics.buildInfo.set({ version: build.version, commit: build.commit }, 1);
 
-  // Enough HTTP/2 connections for every create allowed in flight, open before a burst needs them.
-  const connections = Math.ceil(cfg.maxConcurrentCreates / API_SERVER_STREAMS_PER_CONNECTION);
-  const connection = await loadConnection(cfg.kubeconfig, { warn: (message, err) => log.warn(message, { err }), connections });
+  const connection = await loadConnection(cfg.kubeconfig, { warn: (message, err) => log.warn(message, { err }) });
   const identity = cfg.identity ?? makeIdentity(process.env.POD_NAME ?? hostname(), random);
   const rest = new KubeRest(connection, {
     observer: { onResponse: (verb, code, purpose) => metrics.apiRequests.inc({ verb, code, purpose }) },

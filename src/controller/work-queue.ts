@@ -48,12 +48,6 @@ const SLICE_MS = 5;
 // at 100,000 schedules, whose turns were mostly watch events and write answers, armed the last
 // schedule ~60 s after leading (scale bench, 2026-12-07; 4.1 s after the caches synced before slices).
 const MAX_SLICE_MS = 50;
-// Keys added first (a slot fell due, a create was answered) go on for the longest slice whatever the
-// loop is doing. In 5 ms slices, 500 slots due in one second were decided between turns spent on the
-// answers and watch events of the creates already sent: 92–207 decided in the first 200 ms, all 500
-// after 320–960 ms. In 50 ms slices, and with the connections open (kube/tls-dispatcher.ts), all 500
-// in 160 ms; the median create reached the API server 208 ms after the slot instead of 353
-// (bench/README.md, issue 36).
 
 interface Delayed {
   handle: TimerHandle;
@@ -200,7 +194,7 @@ export class WorkQueue {
       });
       return false;
     }
-    if (now - this.sliceStartMs < (this.first.size > 0 ? MAX_SLICE_MS : this.sliceMs)) return false;
+    if (now - this.sliceStartMs < this.sliceMs) return false;
     this.waitingForTurn = true;
     this.spentAtMs = now;
     return true;

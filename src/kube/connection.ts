@@ -48,8 +48,6 @@ export interface ConnectionOptions {
   env?: NodeJS.ProcessEnv;
   /** Told about refresh trouble that does not fail a request (last good token kept, …). */
   warn?: (message: string, err: Error) => void;
-  /** HTTP/2 connections to the API server kept open and used in turn (default 1; see DispatcherPool). */
-  connections?: number;
 }
 
 const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
@@ -64,17 +62,19 @@ interface UserAuth {
 
 class DirectConnection implements KubeConnection {
   readonly server: string;
+  private readonly pool: DispatcherPool;
 
   constructor(
     server: string,
     readonly source: string,
-    private readonly pool: DispatcherPool,
+    tls: ServerTls,
     private readonly auth: (signal: AbortSignal | undefined) => Promise<UserAuth>,
     private readonly clientCert: () => ClientCert | undefined = () => undefined,
     /** Sent with every request besides the credentials' own (impersonation). */
     private readonly extraHeaders: Record<string, string | string[]> = {},
   ) {
     this.server = server.replace(/\/+$/, '');
+    this.pool = new DispatcherPool(tls);
   }
 
   async credentials(signal?: AbortSignal): Promise<Credentials> {
@@ -118,7 +118,7 @@ function inCluster(env: NodeJS.ProcessEnv, opts: ConnectionOptions): KubeConnect
   const tls: ServerTls = { ca: readFileSync(join(SERVICE_ACCOUNT_DIR, 'ca.crt')) };
   const proxy = proxyFromEnvironment(server, env);
   if (proxy) tls.proxy = proxy;
-  return new DirectConnection(server, 'in-cluster service account', new DispatcherPool(tls, opts.connections), (signal) => tokenAuth(token, signal));
+  return new DirectConnection(server, 'in-cluster service account', tls, (signal) => tokenAuth(token, signal));
 }
 
 async function tokenAuth(token: TokenFile, signal: AbortSignal | undefined): Promise<UserAuth> {
@@ -209,7 +209,7 @@ function directConnection(kc: ResolvedKubeconfig, opts: ConnectionOptions): Kube
   } else {
     auth = () => Promise.resolve({ headers: {} });
   }
-  return new DirectConnection(kc.cluster.server, source, new DispatcherPool(tls, opts.connections), auth, clientCert, impersonationHeaders(kc.user.name, user));
+  return new DirectConnection(kc.cluster.server, source, tls, auth, clientCert, impersonationHeaders(kc.user.name, user));
 }
 
 /**

@@ -21,22 +21,10 @@ export interface ServerTls {
   proxy?: string;
 }
 
-/**
- * Streams kube-apiserver allows on one HTTP/2 connection unless told otherwise
- * (`--http2-max-streams-per-connection`; 100 since the HTTP/2 rapid-reset fixes of 2023).
- */
-export const API_SERVER_STREAMS_PER_CONNECTION = 100;
-
 export class DispatcherPool {
   private current: { cert: ClientCert | undefined; dispatcher: Dispatcher; close: () => Promise<unknown> } | undefined;
 
-  /** connections: HTTP/2 connections kept open and used in turn (1: a single one, as kubectl). */
-  constructor(
-    private readonly server: ServerTls,
-    private readonly connections = 1,
-  ) {
-    if (!(Number.isInteger(connections) && connections >= 1)) throw new RangeError(`connections must be a whole number >= 1, got ${connections}`);
-  }
+  constructor(private readonly server: ServerTls) {}
 
   for(cert: ClientCert | undefined): Dispatcher {
     if (this.current && sameCert(this.current.cert, cert)) return this.current.dispatcher;
@@ -62,32 +50,23 @@ export class DispatcherPool {
       const dispatcher = http1();
       return { dispatcher, close: () => dispatcher.close() };
     }
-    // HTTP/2, as client-go speaks to the API server: requests in flight share a connection. Over
+    // HTTP/2, as client-go speaks to the API server: requests in flight share one connection. Over
     // HTTP/1.1 each needed its own: 500 Jobs due in one second opened ~150 TLS connections at the slot,
     // and the last create reached the API server 728–984 ms after it (1,260 at most with 400 in flight:
     // more handshakes); over HTTP/2 with 400 in flight, 529–541 ms, against the token bucket's floor of
     // 500 (bench/README.md, issue 36).
-    // Streams per connection: as many as the server's SETTINGS allow (API_SERVER_STREAMS_PER_CONNECTION
-    // by default). A PING every 15 s, and a connection whose last PING went unanswered is dropped: a
-    // stream that times out resets only itself, so without this a connection that died silently would
-    // keep every new request until the kernel gave up on it (client-go: 30 s, then 15 s).
-    // keepConnections still: a server that declines HTTP/2 gets HTTP/1.1.
-    // Several connections, each request on the next in turn. With one, a 500-Job burst opened three
-    // more once 100 streams were in flight on each, and the creates queued behind them waited for
-    // their TLS handshakes on two busy cores: 44–285 ms each (undici's diagnostics channels, issue 36).
-    // In turn, every connection carries requests all the time (a leader's Lease renewals, the
-    // watches), so none is idle long enough to be closed (the API server: 90 s without a stream; ours:
-    // keepAliveTimeout). A connection that is full still grows its pool, as before.
-    const lanes = Array.from({ length: this.connections }, () => new Agent({ connect: tls, keepAliveTimeout, allowH2: true, h2Options: { maxConcurrentStreams: 1000, pingInterval: 15_000 } }));
-    let turn = 0;
-    const inTurn = lanes.length === 1 ? lanes[0] : lanes[0].compose(() => (opts, handler) => lanes[turn++ % lanes.length].dispatch(opts, handler));
-    const h2 = keepConnections(inTurn);
+    // Streams per connection: as many as the server's SETTINGS allow (undici keeps to 100 unless told;
+    // when a connection is full the pool opens another). A PING every 15 s, and a connection whose last
+    // PING went unanswered is dropped: a stream that times out resets only itself, so without this a
+    // connection that died silently would keep every new request until the kernel gave up on it
+    // (client-go: 30 s, then 15 s). keepConnections still: a server that declines HTTP/2 gets HTTP/1.1.
+    const h2 = keepConnections(new Agent({ connect: tls, keepAliveTimeout, allowH2: true, h2Options: { maxConcurrentStreams: 1000, pingInterval: 15_000 } }));
     // A request with a header given as a list goes over HTTP/1.1 (its own pool, opened on first use):
     // over HTTP/2 undici joins the list into one value, so `--as-group a --as-group b` would
     // impersonate a single group "a, b".
     let lists: Dispatcher | undefined;
     const dispatcher = h2.compose((dispatch) => (opts, handler) => (sendsList(opts.headers) ? (lists ??= http1()).dispatch(opts, handler) : dispatch(opts, handler)));
-    return { dispatcher, close: () => Promise.all([...lanes.map((lane) => lane.close()), lists?.close()]) };
+    return { dispatcher, close: () => Promise.all([h2.close(), lists?.close()]) };
   }
 }
 

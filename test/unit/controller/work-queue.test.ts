@@ -220,25 +220,15 @@ test('a slice grown on a busy loop does not outlive it: the next run of reconcil
   assert.deepEqual([await turnsToDrain(200, busy), await turnsToDrain(0, busy)], [4, 39]);
 });
 
-test('keys made due by their slot go on for the longest slice (50 ms) whatever the loop is doing; ordinary keys keep 5 ms slices', async () => {
-  // 500 slots due in one second were decided in 5 ms slices between turns spent on the answers and
-  // watch events of the creates already sent: the decisions, not the token bucket, paced the burst.
-  // 2,000 due keys of 0.1 ms each: four slices of 50 ms; the same keys added as ordinary ones: 40 of 5 ms.
-  assert.deepEqual([await turnsToDrain(0, cpuOnlyQueue(), 'first'), await turnsToDrain(0, cpuOnlyQueue(), 'ordinary')], [3, 39]);
-});
-
 /** A queue whose reconciles take 0.1 ms of fake time each and await no I/O. */
 function cpuOnlyQueue(): { clock: FakeClock; queue: WorkQueue } {
   const { clock, queue } = harness(async () => void clock.advance(0.1), 8);
   return { clock, queue };
 }
 
-/** Turns of the event loop, each spending `otherMs` of fake time, until 2,000 reconciles (of keys added to `tier`) are done. */
-async function turnsToDrain(otherMs: number, { clock, queue } = cpuOnlyQueue(), tier: 'first' | 'ordinary' = 'ordinary'): Promise<number> {
-  for (let i = 0; i < 2000; i++) {
-    if (tier === 'first') queue.addFirst(`due-${i}`);
-    else queue.add(`idle-${i}`);
-  }
+/** Turns of the event loop, each spending `otherMs` of fake time, until 2,000 reconciles are done. */
+async function turnsToDrain(otherMs: number, { clock, queue } = cpuOnlyQueue()): Promise<number> {
+  for (let i = 0; i < 2000; i++) queue.add(`idle-${i}`);
   let turns = 0;
   let drained = false;
   const otherWork = (): void => {

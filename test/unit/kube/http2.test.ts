@@ -1,35 +1,21 @@
 // The API server connection speaks HTTP/2 when the server offers it, as client-go does: many requests
 // in flight share one TLS connection. Over HTTP/1.1 each request in flight needed a connection of its
 // own, so a burst of 500 due Jobs opened ~150 new TLS connections at the slot (bench/README.md, issue 36).
-// kube-apiserver allows 100 streams on a connection: the operator keeps enough connections open for
-// its creates in flight, so that a burst does not wait for TLS handshakes.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { type Http2SecureServer, type ServerHttp2Session, createSecureServer } from 'node:http2';
+import { type Http2SecureServer, createSecureServer } from 'node:http2';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { TLSSocket } from 'node:tls';
 
-import { type ConnectionOptions, readKubeconfig } from '../../../src/kube/connection.js';
+import { readKubeconfig } from '../../../src/kube/connection.js';
 import { KubeRest } from '../../../src/kube/rest.js';
-import { API_SERVER_STREAMS_PER_CONNECTION } from '../../../src/kube/tls-dispatcher.js';
 import { connect } from '../../../src/plugin/target.js';
 import { selfSignedCertificate } from '../../support/self-signed-cert.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'secondcron-h2-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
-
-function kubeconfigFor(base: string, ca: string, name: string, user: Record<string, unknown>): string {
-  const path = join(dir, name);
-  writeFileSync(path, JSON.stringify({
-    apiVersion: 'v1', kind: 'Config', 'current-context': 'c',
-    contexts: [{ name: 'c', context: { cluster: 'c', user: 'u' } }],
-    clusters: [{ name: 'c', cluster: { server: base, 'certificate-authority-data': ca } }],
-    users: [{ name: 'u', user }],
-  }));
-  return path;
-}
 
 describe('a server that offers HTTP/2 and HTTP/1.1', () => {
   let server: Http2SecureServer;
@@ -61,7 +47,16 @@ describe('a server that offers HTTP/2 and HTTP/1.1', () => {
     server.close();
   });
 
-  const kubeconfig = (name: string, user: Record<string, unknown>): string => kubeconfigFor(base, ca, name, user);
+  function kubeconfig(name: string, user: Record<string, unknown>): string {
+    const path = join(dir, name);
+    writeFileSync(path, JSON.stringify({
+      apiVersion: 'v1', kind: 'Config', 'current-context': 'c',
+      contexts: [{ name: 'c', context: { cluster: 'c', user: 'u' } }],
+      clusters: [{ name: 'c', cluster: { server: base, 'certificate-authority-data': ca } }],
+      users: [{ name: 'u', user }],
+    }));
+    return path;
+  }
 
   function rest(name: string, user: Record<string, unknown>): KubeRest {
     const conn = readKubeconfig(kubeconfig(name, user));
@@ -97,68 +92,5 @@ describe('a server that offers HTTP/2 and HTTP/1.1', () => {
   test('HTTP/2 with one impersonated group: a single value is sent as it is', async () => {
     const client = rest('group.yaml', { token: 't', as: 'jane', 'as-groups': ['devs'] });
     assert.deepEqual(await client.request<Echo>({ verb: 'get', path: '/api' }), { version: '2.0', groups: ['devs'] });
-  });
-});
-
-describe('a server that allows 100 streams on a connection, as kube-apiserver does by default', () => {
-  let server: Http2SecureServer;
-  let base: string;
-  let ca: string;
-  /** Each connection (an HTTP/2 session), and the requests it carried. */
-  const perConnection = new Map<ServerHttp2Session, number>();
-  /** Answers are held until this many requests are in: then every one of them was in flight at once. */
-  let answerWhenIn = 1;
-  const held: Array<() => void> = [];
-  before(async () => {
-    const serving = await selfSignedCertificate('127.0.0.1');
-    ca = Buffer.from(serving.cert).toString('base64');
-    server = createSecureServer({ cert: serving.cert, key: serving.key, settings: { maxConcurrentStreams: API_SERVER_STREAMS_PER_CONNECTION } }, (req, res) => {
-      const session = req.stream.session as ServerHttp2Session;
-      perConnection.set(session, (perConnection.get(session) ?? 0) + 1);
-      held.push(() => res.writeHead(200, { 'content-type': 'application/json' }).end('{}'));
-      if (held.length >= answerWhenIn) for (const answer of held.splice(0)) answer();
-    });
-    server.on('session', (session: ServerHttp2Session) => perConnection.set(session, 0));
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    base = `https://127.0.0.1:${(server.address() as { port: number }).port}`;
-  });
-  after(() => {
-    for (const session of perConnection.keys()) session.destroy();
-    server.close();
-  });
-
-  function rest(name: string, opts: ConnectionOptions): KubeRest {
-    const conn = readKubeconfig(kubeconfigFor(base, ca, name, { token: 't' }), opts);
-    assert.ok(conn, 'handled here, not by client-node');
-    return new KubeRest(conn);
-  }
-
-  /** New connections while `run` ran, and the requests each new one carried. */
-  async function opened(run: () => Promise<unknown>): Promise<number[]> {
-    const known = new Set(perConnection.keys());
-    await run();
-    answerWhenIn = 1;
-    return [...perConnection].filter(([session]) => !known.has(session)).map(([, requests]) => requests);
-  }
-
-  test('connections: 4 — requests go to each in turn, so all four are open before a burst, and a burst of 400 in flight opens none', async () => {
-    const client = rest('four.yaml', { connections: 4 });
-    // Requests one at a time, as an operator's Lease renewals and watches come.
-    assert.deepEqual(await opened(async () => {
-      for (let i = 0; i < 8; i++) await client.request({ verb: 'get', path: '/api' });
-    }), [2, 2, 2, 2]);
-    answerWhenIn = 400;
-    assert.deepEqual(await opened(() => Promise.all(Array.from({ length: 400 }, () => client.request({ verb: 'get', path: '/api' })))), []);
-  });
-
-  test('one connection (the plugin): a burst of 400 in flight waits for three more to be opened', async () => {
-    const client = rest('one.yaml', {});
-    assert.deepEqual(await opened(async () => {
-      for (let i = 0; i < 8; i++) await client.request({ verb: 'get', path: '/api' });
-    }), [8]);
-    answerWhenIn = 400;
-    const burst = await opened(() => Promise.all(Array.from({ length: 400 }, () => client.request({ verb: 'get', path: '/api' }))));
-    assert.equal(burst.length, 3);
-    assert.equal(burst.reduce((a, b) => a + b, 0), 300);
   });
 });
