@@ -118,7 +118,7 @@ export class Controller {
     this.upkeepQueue = queue('upkeep', d.workers ?? DEFAULT_WORKERS, (key) => this.upkeep(key));
     // The executor needs the records and the records the executor: the records are read through a getter.
     const records: { get(key: string): ScheduleRecord | undefined } = { get: (key) => this.records.get(key) };
-    this.executor = new Executor({ ...d, writes, jobs: this.jobs, records, requeue: (key) => this.queue.addFirst(key) });
+    this.executor = new Executor({ ...d, writes, jobs: this.jobs, records, requeue: (key) => this.queue.addFirst(key), fresh: () => d.leadership.fenceRemainingMs() > 0 });
     this.records = new ScheduleRecords({
       executor: this.executor,
       events: d.events,
@@ -199,6 +199,7 @@ export class Controller {
    * (bench/README, "Failover at 100,000").
    */
   startedLeading(): void {
+    this.executor.startedLeading();
     for (const scj of this.d.scjs.list()) this.queue.add(objectKey(scj));
   }
 

@@ -8,7 +8,7 @@
 // creator confirms that it dropped it (it was not on the wire), and the ledger records a create only
 // once the creator took it.
 import type { MonotonicClock, Timers, WallClock } from '../clock/clock.js';
-import { isNotFound } from '../kube/api-error.js';
+import { isNotFound, mayStillBeInServer } from '../kube/api-error.js';
 import type { RestClient } from '../kube/rest.js';
 import { objectKey } from '../kube/types.js';
 import type { Logger } from '../log.js';
@@ -25,8 +25,8 @@ import { isOwnedBy, jobSlotMs } from './job-state.js';
 import type { ScheduleRecord } from './schedule-records.js';
 import { slimJob } from './slim.js';
 import { dueSlots } from './slots/due-slots.js';
-import type { ExpectedJob } from './slots/ledger.js';
-import { type Missed, historyToPrune, lastDecidedMs, plan } from './slots/plan.js';
+import type { ExpectedJob, SlotLedger } from './slots/ledger.js';
+import { type Missed, historyToPrune, lastDecidedMs, plan, queuedByAnotherLeader } from './slots/plan.js';
 import { hashOfScheduleSpec } from './slots/schedule-hash.js';
 import { rfc3339 } from './status.js';
 
@@ -47,6 +47,8 @@ export interface ExecutorDeps {
   log: Logger;
   /** Queues the key for a reconcile; never runs it here. */
   requeue: (key: string) => void;
+  /** This replica leads and its renew deadline has not passed: it may decide (and count) slots. */
+  fresh: () => boolean;
 }
 
 // A Job the create's answer named that the cache has not shown after this long is looked up with a
@@ -56,6 +58,10 @@ export const MISSING_JOB_LOOKUP_MS = 3_000;
 export class Executor {
   /** Lookups on the wire, by "<key>/<job name>". */
   private readonly lookingUp = new Set<string>();
+  /** When this replica's current (or last) term as leader began (wall ms); before any, none. */
+  private leadingSinceMs = Number.NEGATIVE_INFINITY;
+  /** Schedules whose previous leader's slot was looked up in this term: one slot each (previousLeadersSlot). */
+  private lookedUpThisTerm = new WeakSet<SlotLedger>();
 
   constructor(private readonly d: ExecutorDeps) {}
 
@@ -65,20 +71,26 @@ export class Executor {
    * Plans the schedule's slots and carries the plan out: the outstanding create superseded or settled,
    * what is missed counted, and the create queued — for Replace once the running Jobs' deletes were
    * accepted (a failed delete throws: no create, the key is retried with backoff). `current` is checked
-   * before every plan: a deposed leader, a new spec or a new object stop it.
+   * before every plan: a deposed leader, a new spec or a new object stop it. The oldest due slot of a
+   * previous leader's is looked up first (previousLeadersSlot).
    */
   async decide(key: string, scj: SecondCronJob, rec: ScheduleRecord, templateInvalid: boolean, current: () => boolean): Promise<void> {
     const ledger = rec.ledger;
     for (;;) {
       if (!current()) return;
-      const p = plan({
-        scj,
-        source: rec.compiled.ok ? rec.compiled.source : undefined,
-        templateInvalid,
-        jobs: this.ownedJobs(key, scj, rec),
-        ledger,
-        nowMs: this.d.wall.nowMs(),
-      });
+      if (waitsForLookup(scj, rec)) return; // the lookup queues the key
+      const jobs = this.ownedJobs(key, scj, rec);
+      const unseen = this.previousLeadersSlot(scj, rec, jobs);
+      if (unseen !== undefined) {
+        // Decided by the lookup (counted late if the Job is not there), not by this plan. A slot the
+        // previous leader left waiting (Enqueue) is older: it keeps waiting, now in this ledger.
+        ledger.queue(ledger.queuedSlotMs ?? queuedByAnotherLeader(scj, jobs, ledger.decidedThroughMs));
+        ledger.decideThrough(unseen);
+        this.lookedUpThisTerm.add(ledger);
+        this.expect(rec, scj, unseen, { missedIfAbsent: 'late', holdsDecisions: true });
+        continue;
+      }
+      const p = plan({ scj, source: rec.compiled.ok ? rec.compiled.source : undefined, templateInvalid, jobs, ledger, nowMs: this.d.wall.nowMs() });
       if (p.outstanding !== 'keep') {
         // Read from the ledger a moment ago, with no await since: the creator holds it off the wire.
         if (!this.d.creator.cancel(key)) throw new Error(`${key}: the creator did not drop the create the ledger holds`);
@@ -111,6 +123,26 @@ export class Executor {
       }
       return;
     }
+  }
+
+  /**
+   * The oldest due slot, when it fell due before this replica began leading and a plan would count it
+   * missed (a newer slot is due too) with no Job known for it. The previous leader may have stored its
+   * Job — its last create, on the wire when it stopped — without this replica's watch showing it yet:
+   * after a kube-apiserver freeze, the freeze's watch events and the Lease come back together (the
+   * property test's API server reproduces it: a slot counted missed beside its Job). It is looked up
+   * instead, as upstream's MissingJob. Slots due later are this leader's own: it created them or not.
+   */
+  private previousLeadersSlot(scj: SecondCronJob, rec: ScheduleRecord, jobs: readonly Job[]): number | undefined {
+    if (!rec.compiled.ok || scj.spec.suspend || rec.ledger.create || this.lookedUpThisTerm.has(rec.ledger)) return undefined;
+    const due = dueSlots(rec.compiled.source, lastDecidedMs(scj, jobs, rec.ledger.decidedThroughMs), this.d.wall.nowMs());
+    return due && due.olderCount > 0 && due.firstMs < this.leadingSinceMs ? due.firstMs : undefined;
+  }
+
+  /** This replica leads from now on: slots due before now may have Jobs of a previous leader's. */
+  startedLeading(): void {
+    this.leadingSinceMs = this.d.wall.nowMs();
+    this.lookedUpThisTerm = new WeakSet();
   }
 
   /** The finished Jobs the history limits want gone now (slots/plan.ts, historyToPrune). */
@@ -185,7 +217,7 @@ export class Executor {
         break;
       case 'failed':
         if (!scj) break;
-        if (answer.maybeStored) this.expect(rec, scj, slotMs, { missedIfAbsent: answer.reason });
+        if (answer.maybeStored) this.expect(rec, scj, slotMs, { missedIfAbsent: answer.reason, confirmAbsence: mayStillBeInServer(answer.error) });
         else this.createFailed(scj, slotMs, answer.reason, answer.error);
         break;
       case 'superseded':
@@ -236,7 +268,8 @@ export class Executor {
     rec.ledger.relisted((name) => this.d.jobs.has(key, name));
     let lookUp = false;
     for (const e of rec.ledger.expected.values()) {
-      if (this.d.jobs.has(key, e.job.metadata.name)) continue;
+      // One found absent once waits for its second lookup: the list may predate a late write.
+      if (this.d.jobs.has(key, e.job.metadata.name) || e.absentOnce) continue;
       this.expectUntil(key, rec, e, 0);
       lookUp = true;
     }
@@ -272,9 +305,11 @@ export class Executor {
   /**
    * Looks up the expected Jobs whose time has come; settles each: still there (kept), ours after an
    * AlreadyExists (adopted) or someone else's (an error), gone (forgotten; the slot counted when its
-   * create had given up). A lookup not due yet has a timer that queues the key (expectUntil).
+   * create had given up — once a second lookup agrees, when the create may still be inside the API
+   * server). A lookup not due yet has a timer that queues the key (expectUntil).
    */
   async lookUpMissing(key: string, scj: SecondCronJob, rec: ScheduleRecord): Promise<void> {
+    if (!this.d.fresh()) return; // it settles (counts) a slot: a decision, this term's or the next leader's
     const now = this.d.mono.nowMs();
     const due = [...rec.ledger.expected.values()].filter((e) => e.lookUpAtMonoMs <= now && !this.lookingUp.has(`${key}/${e.job.metadata.name}`));
     await Promise.all(due.map((e) => this.lookUp(key, scj, rec, e)));
@@ -298,10 +333,13 @@ export class Executor {
       this.lookingUp.delete(id);
     }
     if (rec.ledger.expected.get(name) !== e) return; // the cache showed it meanwhile, or it was settled
+    if (!this.d.fresh()) return; // fenced while the GET was on the wire: looked up again if it leads again
     const slotMs = jobSlotMs(e.job);
     if (found) {
       if (e.adoptOnly || !e.confirmed) this.adoptOrRefuse(scj, rec, slotMs, slimJob(found));
       else this.expectUntil(key, rec, { ...e, job: slimJob(found) }, MISSING_JOB_LOOKUP_MS);
+    } else if (e.missedIfAbsent && e.confirmAbsence && !e.absentOnce) {
+      this.expectUntil(key, rec, { ...e, absentOnce: true }, MISSING_JOB_LOOKUP_MS);
     } else {
       rec.ledger.forgetExpected(name);
       if (e.missedIfAbsent) this.createFailed(scj, slotMs, e.missedIfAbsent, undefined);
@@ -326,7 +364,7 @@ export class Executor {
   }
 
   /** The Job of a slot whose create was given up on with an unknown outcome (or dropped), looked up now. */
-  private expect(rec: ScheduleRecord, scj: SecondCronJob, slotMs: number, opts: Pick<ExpectedJob, 'missedIfAbsent' | 'adoptOnly'>): void {
+  private expect(rec: ScheduleRecord, scj: SecondCronJob, slotMs: number, opts: Pick<ExpectedJob, 'missedIfAbsent' | 'adoptOnly' | 'holdsDecisions' | 'confirmAbsence'>): void {
     this.expectUntil(objectKey(scj), rec, { job: assumedJob(scj, slotMs), confirmed: false, ...opts }, 0);
   }
 
@@ -386,6 +424,13 @@ export class Executor {
       this.d.events.record(scj, 'Normal', 'JobAlreadyActive', 'Not starting a Job: the previous one is still running or being created (concurrencyPolicy Forbid)');
     }
   }
+}
+
+/** Forbid, Enqueue and Replace decide nothing while a previous leader's slot is looked up (holdsDecisions). */
+function waitsForLookup(scj: SecondCronJob, rec: ScheduleRecord): boolean {
+  if ((scj.spec.concurrencyPolicy ?? 'Allow') === 'Allow') return false;
+  for (const e of rec.ledger.expected.values()) if (e.holdsDecisions) return true;
+  return false;
 }
 
 /** The Job a slot's create would have stored, as far as we can know it without reading it back (no uid). */

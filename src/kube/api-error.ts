@@ -59,6 +59,15 @@ export function provesNothingStored(err: unknown): boolean {
   return err instanceof ApiError && (err.status === 429 || err.status === 503 || isQuotaExceeded(err));
 }
 
+/**
+ * The request may still be inside the API server: no answer came (a timeout, a reset), or the server's
+ * own timeout answered 504 while its handler ran on. A GET that finds nothing at once proves little:
+ * after a kube-apiserver freeze, such a create stored its Job after a GET had found none.
+ */
+export function mayStillBeInServer(err: unknown): boolean {
+  return err instanceof ApiError && (err.status === 0 || err.status === 504);
+}
+
 /** Retry-After is either delta-seconds or an HTTP date; the API server sends seconds. */
 export function parseRetryAfterMs(value: string | null | undefined, nowMs: number = Date.now()): number | undefined {
   if (!value) return undefined;

@@ -126,6 +126,8 @@ export interface Cluster {
   restartControllerManager(limits?: ClientLimits): Promise<void>;
   /** The pid of a running control-plane process (the bench reads its CPU and memory from /proc). */
   pidOf(name: 'etcd' | 'kube-apiserver'): number | undefined;
+  /** How a control-plane process ended and the tail of its log; undefined while it runs. */
+  exitReport(name: 'etcd' | 'kube-apiserver'): string | undefined;
 }
 
 /** kube-controller-manager's --kube-api-qps / --kube-api-burst (and --concurrent-job-syncs). */
@@ -660,6 +662,12 @@ class LocalCluster implements Cluster {
 
   resumeApiServer(): void {
     this.procs.get('kube-apiserver')?.resume();
+  }
+
+  exitReport(name: 'etcd' | 'kube-apiserver'): string | undefined {
+    const proc = this.procs.get(name);
+    if (!proc || proc.running) return undefined;
+    return `${proc.describeExit()}\n--- tail of ${proc.logPath} ---\n${proc.logTail()}`;
   }
 
   async startApiServer(): Promise<void> {

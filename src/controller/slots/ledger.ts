@@ -36,6 +36,20 @@ export interface ExpectedJob {
   readonly missedIfAbsent?: MissedReason;
   /** An AlreadyExists answer: adopted only if the Job is controlled by this resource. */
   readonly adoptOnly?: boolean;
+  /**
+   * A slot due before this replica led, which a previous leader may have given a Job its cache has
+   * not shown yet: Forbid, Enqueue and Replace decide nothing for the schedule until it is looked up.
+   */
+  readonly holdsDecisions?: boolean;
+  /**
+   * The create's last attempt went unanswered (a timeout, a reset, a 504): it may still be inside the
+   * API server. A lookup that finds nothing is confirmed by a second one a few seconds later before the
+   * slot is counted: at a kube-apiserver's thaw, such a create stored its Job after a GET had found none
+   * (the integration test api-stall, 7 slots in one run).
+   */
+  readonly confirmAbsence?: boolean;
+  /** Found absent once (confirmAbsence): the second lookup decides. Until then it may be a Job. */
+  readonly absentOnce?: boolean;
 }
 
 const NO_EXPECTED_JOBS: ReadonlyMap<string, ExpectedJob> = new Map();

@@ -134,7 +134,7 @@ export function plan(inp: PlanInput): Plan {
  * Enqueue: the slot a previous leader left waiting (status.queuedScheduleTime, for the same schedule),
  * unless it has its Job already or this replica decided past it.
  */
-function queuedByAnotherLeader(scj: SecondCronJob, jobs: readonly Job[], ledgerDecidedMs: number): number | undefined {
+export function queuedByAnotherLeader(scj: SecondCronJob, jobs: readonly Job[], ledgerDecidedMs: number): number | undefined {
   if ((scj.spec.concurrencyPolicy ?? 'Allow') !== 'Enqueue' || scj.status?.scheduleHash !== scheduleHash(scj)) return undefined;
   const slot = Date.parse(scj.status.queuedScheduleTime ?? '');
   if (Number.isNaN(slot) || slot <= ledgerDecidedMs || jobs.some((j) => jobSlotMs(j) >= slot)) return undefined;

@@ -20,6 +20,7 @@ export type CreateFault =
   | 'error-nothing' //   500, nothing stored
   | 'timeout-stored' //  stored, no answer before the client's timeout
   | 'timeout-nothing' // no answer, nothing stored
+  | 'timeout-stored-late' // no answer; stored `lateStoreMs` after the client's timeout (a create still inside a frozen API server at its thaw)
   | 'quota' //           403 exceeded quota
   | 'invalid'; //        422
 
@@ -49,6 +50,10 @@ export class FakeApiServer {
   readonly hard = { alreadyExists: 0, lateRefusals: 0, unknownAtMonoMs: [] as number[], runningJobsDeleted: 0 };
   fault: CreateFault = 'ok';
   deletesFail = false;
+  /** GETs of Jobs go unanswered (a timeout), as from a frozen API server. */
+  getsFail = false;
+  /** 'timeout-stored-late': how long after the client's timeout the Job is stored. */
+  lateStoreMs = 0;
   /** A deleted Job stays (deletionTimestamp set) this long before it is gone. */
   deleteLingerMs = 0;
   /** Finished Jobs are deleted at once (ttlSecondsAfterFinished: 0). */
@@ -138,6 +143,7 @@ export class FakeApiServer {
     const { verb, path } = opts;
     if (verb === 'create' && path === JOBS_PATH) return opts.query?.dryRun ? {} : this.create(replica, opts);
     if (verb === 'get' && path.startsWith(`${JOBS_PATH}/`)) {
+      if (this.getsFail) throw new ApiError(0, 'Timeout', 'request timed out');
       const job = this.jobs.get(path.slice(JOBS_PATH.length + 1));
       if (!job) throw new ApiError(404, 'NotFound', 'not found');
       return structuredClone(job);
@@ -242,6 +248,13 @@ export class FakeApiServer {
         });
       case 'timeout-nothing':
         this.hard.unknownAtMonoMs.push(this.clock.mono.nowMs() + timeoutMs);
+        return answerAfter(timeoutMs, () => undefined);
+      case 'timeout-stored-late':
+        this.hard.unknownAtMonoMs.push(this.clock.mono.nowMs() + timeoutMs);
+        this.clock.timers.set(timeoutMs + this.lateStoreMs, () => {
+          // Unless a retry stored it meanwhile (the late write would be a 409 inside the server).
+          if (!this.stored.has(name)) store();
+        });
         return answerAfter(timeoutMs, () => undefined);
       case 'quota':
         return Promise.reject(new ApiError(403, 'Forbidden', `jobs "${name}" is forbidden: exceeded quota: jobs`, undefined, 'exceeded quota: jobs'));
