@@ -223,7 +223,9 @@ export class Controller {
    * status that waits is written now, so the next leader reads every decided slot back (I11).
    */
   async writeStatuses(): Promise<void> {
-    if (this.d.leadership.fenceRemainingMs() > 0) await this.statuses.writeAll();
+    if (!(this.d.leadership.fenceRemainingMs() > 0)) return;
+    for (const [key, rec] of this.records.entries()) this.executor.settlePendingAbsences(key, rec);
+    await this.statuses.writeAll();
   }
 
   // ---- firing -------------------------------------------------------------------------------

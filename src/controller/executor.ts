@@ -348,6 +348,21 @@ export class Executor {
     this.d.requeue(key);
   }
 
+  /**
+   * Handing over: a second lookup still to come is not waited for. The slot is counted on the first
+   * one's 404, so the status written next has it decided: left open, the next leader would decide it
+   * and every slot after it again (the property test counted 9 slots twice).
+   */
+  settlePendingAbsences(key: string, rec: ScheduleRecord): void {
+    const scj = this.d.scjs.get(key);
+    if (!scj) return;
+    for (const e of [...rec.ledger.expected.values()]) {
+      if (!e.absentOnce) continue;
+      rec.ledger.forgetExpected(e.job.metadata.name);
+      this.createFailed(scj, jobSlotMs(e.job), e.missedIfAbsent ?? 'late', undefined);
+    }
+  }
+
   /** A Job of the slot's name exists: adopted when this resource controls it, else an error naming it. */
   private adoptOrRefuse(scj: SecondCronJob, rec: ScheduleRecord, slotMs: number, job: Job | undefined): void {
     if (!job) return;

@@ -84,3 +84,12 @@ test('the same after a freeze in which the lookups went unanswered too', async (
 test('a relist between the two lookups does not make the second one at once', async () => {
   await lateStore({ frozen: true, lateStoreMs: 4_500, relistAfterFirst404: true });
 });
+
+test('a handover while a second lookup is still to come settles the slot on the first: the next leader decides no slot again', async () => {
+  const w = new World({ policy: 'Allow', maxConcurrency: undefined, deadline: 1, intervalSeconds: 1, historyLimit: 0, ttlZero: false, seed: 0 });
+  await w.run({ kind: 'fault', fault: 'timeout-nothing' }); // the first slot's create: no answer, nothing stored
+  await w.run({ kind: 'advance', ms: 10_600 }); // its timeout (10 s), its first lookup (a 404), later slots counted
+  await w.run({ kind: 'fault', fault: 'ok' });
+  await w.run({ kind: 'handover' }); // within the 3 s before the second lookup
+  await w.settle({ countExactly: true }); // throws PropertyViolation "I1: …" on a miscount
+});
