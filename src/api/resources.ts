@@ -61,13 +61,15 @@ export interface SecondCronJobStatus {
   lastScheduleTime?: string;
   lastSuccessfulTime?: string;
   nextScheduleTime?: string;
+  /** While suspended: what nextScheduleTime said then (the first slot not yet decided). */
+  suspendedNextScheduleTime?: string;
   /** spec.schedule with `H` resolved (as it runs). */
   resolvedSchedule?: string;
   /** Each cron expression as it runs (`H` resolved), in spec order; one item for spec.schedule. */
   resolvedSchedules?: string[];
   /** Enqueue: the slot waiting for a free place (RFC 3339), absent when none waits. */
   queuedScheduleTime?: string;
-  /** Hash of the fields slots are computed from, when nextScheduleTime was written (slots/schedule-hash.ts). */
+  /** Hash of the fields slots are computed from, when (suspended)nextScheduleTime was written (slots/schedule-hash.ts). */
   scheduleHash?: string;
   activeCount?: number;
   active?: ObjectReference[];

@@ -127,12 +127,13 @@ export class StatusSync {
 
   private desired(key: string, scj: SecondCronJob, rec: ScheduleRecord): SecondCronJobStatus {
     const ownedJobs = this.d.executor.ownedJobs(key, scj, rec, true);
-    // What a new leader reads back as "decided before this".
-    const nextSlotMs = rec.compiled.ok && !scj.spec.suspend ? firstOpenSlotMs(rec.compiled.source, scj, ownedJobs, rec.ledger) : null;
+    // What a new leader reads back as "decided before this"; while suspended not shown as the next slot.
+    const openMs = rec.compiled.ok ? firstOpenSlotMs(rec.compiled.source, scj, ownedJobs, rec.ledger) : null;
     return desiredStatus({
       scj,
       ownedJobs,
-      nextSlotMs,
+      nextSlotMs: scj.spec.suspend ? null : openMs,
+      ...(scj.spec.suspend && openMs !== null ? { suspendedNextSlotMs: openMs } : {}),
       resolvedSchedule: rec.compiled.ok ? rec.compiled.resolvedSchedule : undefined,
       resolvedSchedules: rec.compiled.ok ? rec.compiled.resolvedSchedules : undefined,
       lastScheduledMs: rec.ledger.lastScheduledMs,

@@ -14,6 +14,8 @@ export interface StatusInputs {
   scj: SecondCronJob;
   ownedJobs: readonly Job[];
   nextSlotMs: number | null;
+  /** Suspended: the first slot not decided (kept so that a wall-clock step backwards re-runs none). */
+  suspendedNextSlotMs?: number;
   /** The cron schedule as it runs (`H` resolved); undefined for intervals and invalid schedules. */
   resolvedSchedule: string | undefined;
   /** Each cron expression as it runs, in spec order. */
@@ -47,10 +49,9 @@ export function desiredStatus(inp: StatusInputs): SecondCronJobStatus {
   };
   if (lastSchedule) status.lastScheduleTime = lastSchedule;
   if (lastSuccess) status.lastSuccessfulTime = lastSuccess;
-  if (inp.nextSlotMs !== null) {
-    status.nextScheduleTime = rfc3339(inp.nextSlotMs);
-    status.scheduleHash = scheduleHash(inp.scj);
-  }
+  if (inp.nextSlotMs !== null) status.nextScheduleTime = rfc3339(inp.nextSlotMs);
+  if (inp.suspendedNextSlotMs !== undefined) status.suspendedNextScheduleTime = rfc3339(inp.suspendedNextSlotMs);
+  if (status.nextScheduleTime !== undefined || status.suspendedNextScheduleTime !== undefined) status.scheduleHash = scheduleHash(inp.scj);
   if (inp.resolvedSchedule !== undefined) status.resolvedSchedule = inp.resolvedSchedule;
   if (inp.queuedSlotMs !== undefined) status.queuedScheduleTime = rfc3339(inp.queuedSlotMs);
   if (inp.resolvedSchedules !== undefined) status.resolvedSchedules = [...inp.resolvedSchedules];

@@ -94,7 +94,10 @@ export function plan(inp: PlanInput): Plan {
   if (spec.suspend) {
     // A waiting slot is dropped with the rest (I6): counted, it was due before the suspension.
     if (queued !== undefined) out = { ...out, missed: [...out.missed, { reason: 'late', count: 1, slotMs: queued }], queued: undefined };
-    return { ...out, decidedThroughMs: Math.max(ledger.decidedThroughMs, nowMs) };
+    // What was decided before stays decided, and nothing more: the status keeps it while suspended
+    // (suspendedNextScheduleTime, so a wall-clock step backwards re-runs no slot, I5) and must not
+    // change with every reconcile. The slots that fall while suspended are skipped by the resume.
+    return { ...out, decidedThroughMs: lastDecidedMs(scj, inp.jobs, ledger.decidedThroughMs) };
   }
 
   const due = dueSlots(inp.source, lastDecidedMs(scj, inp.jobs, ledger.decidedThroughMs), nowMs);
@@ -161,7 +164,7 @@ export function historyToPrune(inp: Pick<PlanInput, 'scj' | 'jobs' | 'ledger'>):
 
 /**
  * Through which instant the status in the cache (as written and read back) says slots were decided.
- * nextScheduleTime speaks for the schedule it was computed for: trusted while the schedule's fields
+ * nextScheduleTime (suspendedNextScheduleTime while suspended) speaks for the schedule it was computed for: trusted while the schedule's fields
  * hash the same (a template or history edit changes no slot); a status without the hash (written by an
  * older version) only for its own generation.
  */
@@ -169,7 +172,7 @@ function persistedDecidedMs(scj: SecondCronJob, hash: string = scheduleHash(scj)
   const status = scj.status;
   const lastSchedule = Date.parse(status?.lastScheduleTime ?? '');
   const sameSchedule = status?.scheduleHash !== undefined ? status.scheduleHash === hash : status?.observedGeneration === scj.metadata.generation;
-  const next = sameSchedule ? Date.parse(status?.nextScheduleTime ?? '') - 1 : Number.NaN;
+  const next = sameSchedule ? Date.parse(status?.nextScheduleTime ?? status?.suspendedNextScheduleTime ?? '') - 1 : Number.NaN;
   return Math.max(Number.isNaN(lastSchedule) ? Number.NEGATIVE_INFINITY : lastSchedule, Number.isNaN(next) ? Number.NEGATIVE_INFINITY : next);
 }
 

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
 import { CONDITION_MESSAGE_MAX, desiredStatus, mergeCondition, statusEquals } from '../../../src/controller/status.js';
+import { scheduleHash } from '../../../src/controller/slots/schedule-hash.js';
 import { job, scj } from './fixtures.js';
 
 const now = Date.parse('2026-12-02T10:00:10Z');
@@ -32,6 +33,16 @@ test('a slot created moments ago counts before its Job reaches the cache; older 
   assert.equal(s.nextScheduleTime, undefined);
   const s2 = desiredStatus({ scj: scj(), ownedJobs: [], nextSlotMs: null, lastScheduledMs: Date.parse('2026-12-02T10:00:20Z'), resolvedSchedule: undefined, ready, readyGeneration: 1, nowMs: now });
   assert.equal(s2.lastScheduleTime, '2026-12-02T10:00:20Z');
+});
+
+test('suspended: no nextScheduleTime; the first slot not decided is kept as suspendedNextScheduleTime, with the schedule hash', () => {
+  const s = desiredStatus({ scj: scj({ suspend: true }), ownedJobs: [], nextSlotMs: null, suspendedNextSlotMs: now + 1000, lastScheduledMs: undefined, resolvedSchedule: undefined, ready, readyGeneration: 1, nowMs: now });
+  assert.equal(s.nextScheduleTime, undefined);
+  assert.equal(s.suspendedNextScheduleTime, '2026-12-02T10:00:11Z');
+  assert.equal(s.scheduleHash, scheduleHash(scj({ suspend: true })));
+  const resumed = desiredStatus({ scj: scj(), ownedJobs: [], nextSlotMs: now + 1000, lastScheduledMs: undefined, resolvedSchedule: undefined, ready, readyGeneration: 1, nowMs: now });
+  assert.equal(resumed.suspendedNextScheduleTime, undefined);
+  assert.equal(resumed.nextScheduleTime, '2026-12-02T10:00:11Z');
 });
 
 test('condition keeps lastTransitionTime while its status is unchanged', () => {
