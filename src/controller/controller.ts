@@ -220,11 +220,21 @@ export class Controller {
 
   /**
    * Handing over, after the reconciles stopped and the creates on the wire were answered: every
-   * status that waits is written now, so the next leader reads every decided slot back (I11).
+   * status that waits is written now, so the next leader reads every decided slot back (I11). Slots
+   * this leader decided but counts only after a lookup (a create with an unknown outcome, for a slot
+   * the status already claims) are looked up first: no next leader decides them again (the property
+   * test: an Enqueue slot that waited, then went unanswered during a handover, counted by no one).
    */
   async writeStatuses(): Promise<void> {
     if (!(this.d.leadership.fenceRemainingMs() > 0)) return;
-    for (const [key, rec] of this.records.entries()) this.executor.settlePendingAbsences(key, rec);
+    const unsettled = [...this.records.entries()].filter(([, rec]) => rec.ledger.expected.size > 0);
+    await Promise.all(
+      unsettled.map(([key, rec]) => {
+        const scj = this.d.scjs.get(key);
+        return scj ? this.executor.lookUpMissing(key, scj, rec) : undefined;
+      }),
+    );
+    for (const [key, rec] of unsettled) this.executor.settlePendingAbsences(key, rec);
     await this.statuses.writeAll();
   }
 

@@ -406,12 +406,15 @@ export class Executor {
       jobs
         .filter((job) => !rec.ledger.deleting.has(job.metadata.name))
         .map(async (job) => {
-          await deleteJob(this.d.writes, job);
+          const outcome = await deleteJob(this.d.writes, job);
           // The watch often shows the Job gone before the answer comes (or it was gone already: a 404
           // counts as done). Remembered then, its name would never leave the set: `make soak` saw it
           // grow by ~10 names a second at 100 Jobs/s.
           const name = job.metadata.name;
           if (this.d.jobs.has(key, name) || rec.ledger.expected.has(name)) rec.ledger.deleteAccepted(job);
+          // An expected Job (a create with an unknown outcome, not looked up yet) that the server had
+          // to delete existed: its slot has had its Job, and the lookup that finds it gone counts nothing.
+          if (outcome === 'deleted') rec.ledger.expectedJobExisted(name);
           this.d.events.record(scj, 'Normal', 'SuccessfulDelete', `Deleted job ${job.metadata.name} (${why})`);
         }),
     );

@@ -54,7 +54,7 @@ export async function listOwnedJobs(rest: RestClient, scj: SecondCronJob): Promi
  * Background propagation: the Job goes now, the garbage collector removes its Pods after. The uid
  * precondition is left out for a Job known only by name (created, but not yet read back).
  */
-export async function deleteJob(rest: RestClient, job: Job): Promise<void> {
+export async function deleteJob(rest: RestClient, job: Job): Promise<'deleted' | 'gone'> {
   try {
     await rest.request({
       verb: 'delete',
@@ -64,7 +64,9 @@ export async function deleteJob(rest: RestClient, job: Job): Promise<void> {
       discardResponse: true,
       purpose: 'job_delete',
     });
+    return 'deleted';
   } catch (err) {
     if (!isNotFound(err)) throw err;
+    return 'gone';
   }
 }

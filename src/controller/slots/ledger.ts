@@ -94,6 +94,18 @@ export class SlotLedger {
     (this.expectedJobs ??= new Map()).set(entry.job.metadata.name, entry);
   }
 
+  /**
+   * The expected Job of a create with an unknown outcome existed (a delete of it was accepted): its
+   * slot had its Job, so a lookup that finds it gone no longer counts the slot missed.
+   */
+  expectedJobExisted(name: string): void {
+    const e = this.expectedJobs?.get(name);
+    if (e?.missedIfAbsent === undefined) return;
+    this.jobFound(jobSlotMs(e.job));
+    const { job, confirmed, lookUpAtMonoMs, adoptOnly, holdsDecisions } = e;
+    this.expectedJobs?.set(name, { job, confirmed, lookUpAtMonoMs, ...(adoptOnly ? { adoptOnly } : {}), ...(holdsDecisions ? { holdsDecisions } : {}) });
+  }
+
   /** The Job is known not to exist, or the cache shows it. */
   forgetExpected(name: string): void {
     if (this.expectedJobs?.delete(name) && this.expectedJobs.size === 0) this.expectedJobs = undefined;

@@ -93,3 +93,34 @@ test('a handover while a second lookup is still to come settles the slot on the 
   await w.run({ kind: 'handover' }); // within the 3 s before the second lookup
   await w.settle({ countExactly: true }); // throws PropertyViolation "I1: …" on a miscount
 });
+
+test('Replace: a Job whose create answered 500 but stored it, deleted by the next slot before its lookup, is not counted missed', async () => {
+  // Found by the property over countable histories: slot 2's last try stored its Job and answered 500
+  // just before its deadline, slot 3's Replace deleted that Job (the delete was accepted: it existed),
+  // and the lookup that followed found nothing and counted slot 2 (1 slot without a Job, 2 counted).
+  const w = new World({ policy: 'Replace', maxConcurrency: undefined, deadline: 2, intervalSeconds: 1, historyLimit: 0, ttlZero: false, seed: 0 });
+  await w.run({ kind: 'lag', replica: 0, ms: 1_500 });
+  await w.run({ kind: 'fault', fault: 'error-nothing' });
+  await w.run({ kind: 'advance', ms: 2_544 });
+  await w.run({ kind: 'fault', fault: 'error-stored' });
+  await w.run({ kind: 'advance', ms: 878 });
+  const slot2 = w.server.creates.filter((c) => c.slotMs === Date.parse('2026-12-02T10:00:02Z'));
+  assert.equal(slot2.filter((c) => c.stored).length, 1, "slot 2's Job stored once, by a try answered 500");
+  await w.settle({ countExactly: true }); // throws PropertyViolation "I1: …" on a miscount
+});
+
+test('Enqueue: the waiting slot whose create goes unanswered during a handover is counted by the leader that hands over', async () => {
+  // Found by the property over countable histories: slot 5 waited (status: queuedScheduleTime 5,
+  // nextScheduleTime 6); the running Job failed, slot 5's create went out and got no answer while the
+  // leader handed over. Its status then said slot 5 decided, so the next leader did not look at it, and
+  // the leader that handed over never looked it up: 25 slots without a Job, 24 counted.
+  const w = new World({ policy: 'Enqueue', maxConcurrency: undefined, deadline: undefined, intervalSeconds: 1, historyLimit: 0, ttlZero: false, seed: 0 });
+  await w.run({ kind: 'advance', ms: 3_445 });
+  await w.run({ kind: 'fault', fault: 'timeout-nothing' });
+  await w.run({ kind: 'advance', ms: 1_735 });
+  await w.run({ kind: 'finish', ok: false });
+  await w.run({ kind: 'handover' });
+  const slot5 = w.server.creates.filter((c) => c.slotMs === Date.parse('2026-12-02T10:00:05Z'));
+  assert.ok(slot5.length > 0 && slot5.every((c) => c.replica === 'a0' && !c.stored), "slot 5's create went out from a0 and stored nothing");
+  await w.settle({ countExactly: true }); // throws PropertyViolation "I1: …" on a miscount
+});
