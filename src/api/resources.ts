@@ -69,7 +69,7 @@ export interface SecondCronJobStatus {
   resolvedSchedules?: string[];
   /** Enqueue: the slot waiting for a free place (RFC 3339), absent when none waits. */
   queuedScheduleTime?: string;
-  /** Hash of the fields slots are computed from, when (suspended)nextScheduleTime was written (slots/schedule-hash.ts). */
+  /** Hash of the fields slots are computed from, when nextScheduleTime or suspendedNextScheduleTime was written (slots/schedule-hash.ts). */
   scheduleHash?: string;
   activeCount?: number;
   active?: ObjectReference[];

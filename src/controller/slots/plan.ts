@@ -164,9 +164,9 @@ export function historyToPrune(inp: Pick<PlanInput, 'scj' | 'jobs' | 'ledger'>):
 
 /**
  * Through which instant the status in the cache (as written and read back) says slots were decided.
- * nextScheduleTime (suspendedNextScheduleTime while suspended) speaks for the schedule it was computed for: trusted while the schedule's fields
- * hash the same (a template or history edit changes no slot); a status without the hash (written by an
- * older version) only for its own generation.
+ * nextScheduleTime (suspendedNextScheduleTime while suspended) speaks for the schedule it was computed
+ * for: trusted while the schedule's fields hash the same (a template or history edit changes no slot);
+ * a status without the hash (written by an older version) only for its own generation.
  */
 function persistedDecidedMs(scj: SecondCronJob, hash: string = scheduleHash(scj)): number {
   const status = scj.status;

@@ -7,7 +7,8 @@
 // handing over gracefully; suspend / resume (also folded into one update), schedule, history and
 // template edits; wall-clock steps both ways; failing deletes; history limit 0 and a TTL of 0.
 // Checked: I11 (no Job name stored twice), I2 (Forbid and Enqueue: never more than maxConcurrency running), I3 (Replace: deletes first),
-// I4 (no create for an older slot after a newer one), after every step; I10 (liveness: once the API
+// I4 (no create for an older slot after a newer one), I6 (no create while suspended, none after the
+// resume for a slot that fell while suspended), after every step; I10 (liveness: once the API
 // server answers normally every slot gets its Job) and I1 (slots without a Job == slots counted missed)
 // at the end. I1 is judged only in histories with no crash, pause, suspension, schedule edit or clock
 // step, about one history in ten of the full mix (it prints how many): a second property draws only
@@ -92,7 +93,7 @@ const env = (name: string): string | undefined => process.env[name];
 const seed = env('FC_SEED') === 'random' ? Date.now() : Number(env('FC_SEED') ?? 1_796_300_000);
 const numRuns = Number(env('FC_RUNS') ?? 2_000);
 
-test(`I1–I4, I10, I11 hold on the real controller over ${numRuns} histories of up to 250 steps, which reach every hard state`, { timeout: 30 * 60_000 }, async () => {
+test(`I1–I4, I6, I10, I11 hold on the real controller over ${numRuns} histories of up to 250 steps, which reach every hard state`, { timeout: 30 * 60_000 }, async () => {
   const reached: Record<string, number> = {};
   const lengths: number[] = [];
   let counted = 0;

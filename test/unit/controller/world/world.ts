@@ -2,7 +2,7 @@
 // replicas of the real controller that take turns leading through crashes, pauses and graceful
 // handovers. `run(step)` plays one step; `settle()` lets the world calm down and checks liveness
 // (I10) and the accounting of every slot (I1); the server's own checks (I2, I3, I4, I11) run on
-// every request.
+// every request, and the world's own (I6: nothing created while suspended) after every step.
 import { FakeClock } from '../../../../src/clock/fake-clock.js';
 import type { SecondCronJob } from '../../../../src/api/resources.js';
 import { jobSlotMs } from '../../../../src/controller/job-state.js';
@@ -44,6 +44,8 @@ export interface WorldOptions {
 }
 
 const START_MS = Date.parse('2026-12-02T10:00:00.500Z');
+
+type Instant = { wallMs: number; monoMs: number };
 const SHUTDOWN_TIMEOUT_MS = 10_000;
 
 export class PropertyViolation extends Error {}
@@ -62,6 +64,10 @@ export class World {
   private generation = 0;
   /** The largest backwards step of the wall clock so far. */
   private steppedBackMs = 0;
+  /** The largest watch lag any replica had so far. */
+  private maxLagMs = 0;
+  /** When the spec was suspended and resumed (`to` undefined while it still is), and the clock steps before. */
+  private readonly suspensions: { from: Instant; to: Instant | undefined; clockSteps: number }[] = [];
 
   constructor(readonly opts: WorldOptions) {
     this.random = mulberry32(opts.seed);
@@ -118,6 +124,7 @@ export class World {
         break;
       case 'lag':
         (this.replicas[step.replica] as Replica).lagMs = step.ms;
+        this.maxLagMs = Math.max(this.maxLagMs, step.ms);
         break;
       case 'relist':
         (this.replicas[step.replica] as Replica).relist();
@@ -161,10 +168,13 @@ export class World {
       }
       case 'suspend':
         if (step.on) this.seen.suspended++;
+        this.noteSuspension(step.on);
         this.server.editSpec((spec) => ({ ...spec, suspend: step.on }));
         break;
       case 'suspendResumeFolded':
         this.seen.suspended++;
+        this.noteSuspension(true);
+        this.noteSuspension(false);
         this.server.editSpec((spec) => ({ ...spec, suspend: true }));
         this.server.editSpec((spec) => ({ ...spec, suspend: false }));
         break;
@@ -236,7 +246,10 @@ export class World {
     this.server.fault = 'ok';
     this.server.deletesFail = false;
     for (const r of this.replicas) r.lagMs = 0;
-    if (this.server.scj.spec.suspend) this.server.editSpec((spec) => ({ ...spec, suspend: false }));
+    if (this.server.scj.spec.suspend) {
+      this.noteSuspension(false);
+      this.server.editSpec((spec) => ({ ...spec, suspend: false }));
+    }
     const finishAll = (): void => {
       for (const j of this.server.running()) if (!j.metadata.deletionTimestamp) this.server.finish(j.metadata.name, true);
     };
@@ -266,9 +279,36 @@ export class World {
     }
   }
 
+  private noteSuspension(on: boolean): void {
+    const last = this.suspensions.at(-1);
+    const suspended = last !== undefined && last.to === undefined;
+    const now = { wallMs: this.clock.wall.nowMs(), monoMs: this.clock.mono.nowMs() };
+    if (on && !suspended) this.suspensions.push({ from: now, to: undefined, clockSteps: this.seen.clockStep });
+    if (!on && last && suspended) last.to = now;
+  }
+
   private check(): void {
-    const v = this.server.violations[0];
+    const v = this.server.violations[0] ?? this.createWhileSuspended();
     if (v !== undefined) throw new PropertyViolation(v);
+  }
+
+  /**
+   * I6, judged once every replica could have seen the suspension (the largest watch lag so far, and a
+   * second for its reconcile): no create is sent while suspended, and none after the resume for a slot
+   * that fell while suspended (not judged once the wall clock stepped: a slot may then fall twice).
+   */
+  private createWhileSuspended(): string | undefined {
+    const seenMs = this.maxLagMs + 1_000;
+    for (const s of this.suspensions) {
+      const toMono = s.to?.monoMs ?? Number.POSITIVE_INFINITY;
+      const toWall = s.to?.wallMs ?? Number.POSITIVE_INFINITY;
+      const judgeSlots = this.seen.clockStep === s.clockSteps;
+      const c = this.server.creates.find(
+        (c) => (c.atMonoMs > s.from.monoMs + seenMs && c.atMonoMs < toMono) || (judgeSlots && c.atMonoMs >= toMono && c.slotMs > s.from.wallMs + seenMs && c.slotMs <= toWall),
+      );
+      if (c) return `I6: ${c.replica} sent a create for slot ${new Date(c.slotMs).toISOString()} at ${(c.atMonoMs / 1000).toFixed(1)}s; suspended from ${(s.from.monoMs / 1000).toFixed(1)}s (${new Date(s.from.wallMs).toISOString()}) to ${s.to ? `${(s.to.monoMs / 1000).toFixed(1)}s` : 'now'}`;
+    }
+    return undefined;
   }
 
   /** Moves time timer by timer, letting every promise settle after each. */
