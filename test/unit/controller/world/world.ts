@@ -44,9 +44,9 @@ export interface WorldOptions {
 }
 
 const START_MS = Date.parse('2026-12-02T10:00:00.500Z');
+const SHUTDOWN_TIMEOUT_MS = 10_000;
 
 type Instant = { wallMs: number; monoMs: number };
-const SHUTDOWN_TIMEOUT_MS = 10_000;
 
 export class PropertyViolation extends Error {}
 
