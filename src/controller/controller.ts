@@ -219,22 +219,13 @@ export class Controller {
   }
 
   /**
-   * Handing over, after the reconciles stopped and the creates on the wire were answered: every
-   * status that waits is written now, so the next leader reads every decided slot back (I11). Slots
-   * this leader decided but counts only after a lookup (a create with an unknown outcome, for a slot
-   * the status already claims) are looked up first: no next leader decides them again (the property
-   * test: an Enqueue slot that waited, then went unanswered during a handover, counted by no one).
+   * Handing over, after the reconciles stopped and the creates on the wire were answered: the slots
+   * still waiting for a lookup are settled, then every status that waits is written, so the next
+   * leader reads every decided slot back (I11).
    */
   async writeStatuses(): Promise<void> {
     if (!(this.d.leadership.fenceRemainingMs() > 0)) return;
-    const unsettled = [...this.records.entries()].filter(([, rec]) => rec.ledger.expected.size > 0);
-    await Promise.all(
-      unsettled.map(([key, rec]) => {
-        const scj = this.d.scjs.get(key);
-        return scj ? this.executor.lookUpMissing(key, scj, rec) : undefined;
-      }),
-    );
-    for (const [key, rec] of unsettled) this.executor.settlePendingAbsences(key, rec);
+    await Promise.all([...this.records.entries()].map(([key, rec]) => this.executor.settleForHandover(key, rec)));
     await this.statuses.writeAll();
   }
 

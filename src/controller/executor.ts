@@ -349,13 +349,17 @@ export class Executor {
   }
 
   /**
-   * Handing over: a second lookup still to come is not waited for. The slot is counted on the first
-   * one's 404, so the status written next has it decided: left open, the next leader would decide it
-   * and every slot after it again (the property test counted 9 slots twice).
+   * Handing over, before the statuses are written. The lookups that are due are made now: a slot this
+   * leader decided but counts only after a lookup (a create with an unknown outcome, for a slot the
+   * status already claims) is decided again by no next leader (the property test: an Enqueue slot that
+   * waited, then went unanswered during a handover, counted by no one). A second lookup still to come
+   * is not waited for: the slot is counted on the first one's 404, so the status has it decided — left
+   * open, the next leader would decide it and every slot after it again (9 slots counted twice).
    */
-  settlePendingAbsences(key: string, rec: ScheduleRecord): void {
+  async settleForHandover(key: string, rec: ScheduleRecord): Promise<void> {
     const scj = this.d.scjs.get(key);
-    if (!scj) return;
+    if (!scj || rec.ledger.expected.size === 0) return;
+    await this.lookUpMissing(key, scj, rec);
     for (const e of [...rec.ledger.expected.values()]) {
       if (!e.absentOnce) continue;
       rec.ledger.forgetExpected(e.job.metadata.name);

@@ -102,8 +102,8 @@ export class SlotLedger {
     const e = this.expectedJobs?.get(name);
     if (e?.missedIfAbsent === undefined) return;
     this.jobFound(jobSlotMs(e.job));
-    const { job, confirmed, lookUpAtMonoMs, adoptOnly, holdsDecisions } = e;
-    this.expectedJobs?.set(name, { job, confirmed, lookUpAtMonoMs, ...(adoptOnly ? { adoptOnly } : {}), ...(holdsDecisions ? { holdsDecisions } : {}) });
+    const { missedIfAbsent, confirmAbsence, absentOnce, ...existed } = e;
+    this.expectedJobs?.set(name, existed);
   }
 
   /** The Job is known not to exist, or the cache shows it. */
